@@ -1,0 +1,26 @@
+"""Shared fixtures: where ``../shared`` is, and whether its absence skips or fails."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def shared_dir() -> Path:
+    """The shared material folder: ``$LEAFSCORE_SHARED`` or ``../shared`` beside the repo."""
+    return Path(os.environ.get("LEAFSCORE_SHARED", REPO.parent / "shared"))
+
+
+@pytest.fixture(scope="session")
+def shared() -> Path:
+    """Path of ``../shared``; skips when absent, fails under ``LEAFSCORE_REQUIRE_SHARED=1``."""
+    path = shared_dir()
+    if not path.is_dir():
+        if os.environ.get("LEAFSCORE_REQUIRE_SHARED") == "1":
+            pytest.fail(f"{path} is missing and LEAFSCORE_REQUIRE_SHARED=1")
+        pytest.skip(f"{path} is absent")
+    return path
