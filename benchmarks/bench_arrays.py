@@ -1,0 +1,332 @@
+"""Time and memory of scoring one document with a large array, leafscore against a peer.
+
+A seeded generator builds one document: a schema with an N-row array of 5-field items,
+a label, and a result made from the label the way extraction systems err (rows
+shuffled, about 10% of leaves changed, 3% of rows dropped, 2% invented). Each
+measurement runs in a fresh Python subprocess, so one run's memory never inflates the
+next:
+
+* time: ``time.perf_counter`` around the one scoring call, in seconds;
+* peak memory: ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` (Linux: KiB) after the
+  call minus the same reading taken just before it, once the inputs are built and every
+  import is done, in MB (10**6 bytes). This is the growth of the resident-set peak the
+  call caused; memory freed and reused inside the call is not double-counted.
+
+leafscore is called as ``scorer.score(result, schema, label, version=V)``; the peer as
+``omni_extract_bench.score(prediction, ground_truth, schema)``. leafscore never imports
+the peer; this benchmark skips it with a note when it is not installed.
+
+Usage::
+
+    python benchmarks/bench_arrays.py --version 1.0 --n 3000 10000
+    python benchmarks/bench_arrays.py --version 2.0 --n 3000 10000 50000
+    python benchmarks/bench_arrays.py --version 2.0 --nested          # 100 x 20 x 5 items
+    python benchmarks/bench_arrays.py --no-peer --n 50000
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import importlib.util
+import json
+import random
+import resource
+import string
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tabulate import tabulate
+
+REPO = Path(__file__).resolve().parent.parent
+DEFAULT_SEED = 20240601
+WORDS = (
+    "bolt", "nut", "washer", "bracket", "hinge", "panel", "cable", "gland", "relay", "fuse",
+    "switch", "valve", "pump", "seal", "gasket", "filter", "sensor", "motor", "belt",
+    "pulley", "bearing", "shaft", "spring", "clamp",
+)
+
+ITEM_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "code": {"type": "string"},
+        "description": {"type": "string"},
+        "quantity": {"type": "integer"},
+        "price": {"type": "number"},
+        "date": {"type": "string", "format": "date"},
+    },
+}
+
+
+def flat_schema() -> dict[str, Any]:
+    """Schema of the flat document: ``{"reference": str, "rows": [ITEM, ...]}``."""
+    return {
+        "type": "object",
+        "properties": {
+            "reference": {"type": "string"},
+            "rows": {"type": "array", "items": ITEM_SCHEMA},
+        },
+    }
+
+
+def nested_schema() -> dict[str, Any]:
+    """Schema of the 3-level document: ``sections[].groups[].rows[]`` of 5-field items."""
+    groups = {
+        "type": "object",
+        "properties": {
+            "group": {"type": "string"},
+            "rows": {"type": "array", "items": ITEM_SCHEMA},
+        },
+    }
+    sections = {
+        "type": "object",
+        "properties": {
+            "section": {"type": "string"},
+            "groups": {"type": "array", "items": groups},
+        },
+    }
+    return {
+        "type": "object",
+        "properties": {
+            "reference": {"type": "string"},
+            "sections": {"type": "array", "items": sections},
+        },
+    }
+
+
+def make_item(rng: random.Random, index: int) -> dict[str, Any]:
+    """One 5-field row: unique code, 2-3 word text, integer, 2-decimal price, ISO date."""
+    return {
+        "code": f"P{index:07d}",
+        "description": " ".join(rng.choice(WORDS) for _ in range(rng.randint(2, 3))),
+        "quantity": rng.randint(1, 500),
+        "price": round(rng.uniform(0.5, 2000.0), 2),
+        "date": f"2024-{rng.randint(1, 12):02d}-{rng.randint(1, 28):02d}",
+    }
+
+
+def perturb_leaf(rng: random.Random, item: dict[str, Any], key: str) -> None:
+    """Change one leaf the way an extractor misreads it (always to a different value)."""
+    value = item[key]
+    if key == "code":
+        item[key] = value[:-1] + str((int(value[-1]) + 1) % 10)
+    elif key == "description":
+        item[key] = value + " " + rng.choice(string.ascii_lowercase)
+    elif key == "quantity":
+        item[key] = value + rng.randint(1, 9)
+    elif key == "price":
+        item[key] = round(value + rng.choice((0.1, 1.0, 10.0)), 2)
+    else:
+        day = int(value[8:]) % 28 + 1
+        item[key] = f"{value[:8]}{day:02d}"
+
+
+def corrupt_rows(
+    rng: random.Random, rows: list[dict[str, Any]], start: int, *, change: float = 0.10,
+    drop: float = 0.03, invent: float = 0.02,
+) -> list[dict[str, Any]]:
+    """A shuffled copy of ``rows``: ``change`` of leaves altered, ``drop`` and ``invent``
+    shares of rows removed and added (new rows numbered from ``start``)."""
+    out = [copy.deepcopy(row) for row in rows]
+    for row in out:
+        for key in ITEM_SCHEMA["properties"]:
+            if rng.random() < change:
+                perturb_leaf(rng, row, key)
+    out = [row for row in out if rng.random() >= drop]
+    out += [make_item(rng, start + k) for k in range(round(len(rows) * invent))]
+    rng.shuffle(out)
+    return out
+
+
+def make_flat(n: int, seed: int) -> tuple[dict, dict, dict]:
+    """(schema, label, result) with an ``n``-row array; identical for identical arguments."""
+    rng = random.Random(seed)
+    rows = [make_item(rng, i) for i in range(n)]
+    label = {"reference": "BENCH-FLAT", "rows": rows}
+    result = {"reference": "BENCH-FLAT", "rows": corrupt_rows(rng, rows, n)}
+    return flat_schema(), label, result
+
+
+def make_nested(
+    outer: int = 100, middle: int = 20, inner: int = 5, seed: int = DEFAULT_SEED
+) -> tuple[dict, dict, dict]:
+    """(schema, label, result): ``outer`` sections x ``middle`` groups x ``inner`` rows.
+
+    Every level is shuffled in the result; rows are corrupted as in :func:`corrupt_rows`.
+    """
+    rng = random.Random(seed)
+    serial = 0
+    label_sections, result_sections = [], []
+    for s in range(outer):
+        label_groups, result_groups = [], []
+        for g in range(middle):
+            rows = [make_item(rng, serial + k) for k in range(inner)]
+            serial += inner
+            label_groups.append({"group": f"G{s:03d}-{g:02d}", "rows": rows})
+            result_groups.append(
+                {"group": f"G{s:03d}-{g:02d}", "rows": corrupt_rows(rng, rows, 10**6 + serial)}
+            )
+        rng.shuffle(result_groups)
+        label_sections.append({"section": f"S{s:03d}", "groups": label_groups})
+        result_sections.append({"section": f"S{s:03d}", "groups": result_groups})
+    rng.shuffle(result_sections)
+    label = {"reference": "BENCH-NESTED", "sections": label_sections}
+    result = {"reference": "BENCH-NESTED", "sections": result_sections}
+    return nested_schema(), label, result
+
+
+# ------------------------------------------------------------------ one measurement
+
+
+def maxrss_mb() -> float:
+    """Peak resident set of this process so far, in MB (Linux reports KiB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / 1e6
+
+
+def child(scorer_name: str, version: str, n: int, nested: bool, seed: int) -> dict[str, Any]:
+    """Build the document, score it once with ``scorer_name``, return time and memory."""
+    sys.path.insert(0, str(REPO))
+    if scorer_name == "leafscore":
+        import scorer
+
+        def run(result, schema, label):
+            outcome = scorer.score(result, schema, label, version=version)
+            return outcome.value, getattr(outcome, "exact", None)
+    else:
+        import omni_extract_bench
+
+        def run(result, schema, label):
+            outcome = omni_extract_bench.score(result, label, schema)
+            return outcome["accuracy"], outcome.get("matching_exact")
+
+    schema, label, result = make_nested(seed=seed) if nested else make_flat(n, seed)
+    before = maxrss_mb()
+    start = time.perf_counter()
+    value, exact = run(result, schema, label)
+    seconds = time.perf_counter() - start
+    return {"seconds": seconds, "peak_mb": maxrss_mb() - before, "value": value, "exact": exact}
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One subprocess run: seconds and MB, or ``error`` (a one-line reason)."""
+
+    seconds: float | None = None
+    peak_mb: float | None = None
+    value: float | None = None
+    exact: bool | None = None
+    error: str | None = None
+
+
+def measure(
+    scorer_name: str, version: str, n: int, nested: bool, seed: int, timeout: float
+) -> Measurement:
+    """Run :func:`child` in a fresh interpreter and parse its one JSON line."""
+    command = [sys.executable, __file__, "--child", scorer_name, "--version", version,
+               "--n", str(n), "--seed", str(seed)] + (["--nested"] if nested else [])
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return Measurement(error=f"timed out after {timeout:g} s")
+    if done.returncode != 0:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return Measurement(error=f"exit {done.returncode}: {tail}")
+    return Measurement(**json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+# ------------------------------------------------------------------ report
+
+TARGETS = {
+    # version: {n: (minimum speed-up over the peer or None, peak memory limit in MB or None)}
+    "1.0": {3000: (5.0, 300.0), 10000: (None, 1500.0)},
+    "2.0": {3000: (5.0, None), 10000: (5.0, 500.0), 50000: (None, 4000.0)},
+}
+
+
+def fmt(value: float | None, pattern: str) -> str:
+    return "-" if value is None else format(value, pattern)
+
+
+def verdict(version: str, n: int | str, ours: Measurement, ratio: float | None) -> str:
+    """'ok' / 'MISSED ...' against the issue targets for this version and size."""
+    target = TARGETS.get(version, {}).get(n) if isinstance(n, int) else None
+    if target is None or ours.error:
+        return ""
+    speedup, memory = target
+    misses = []
+    if speedup is not None and ratio is not None and ratio < speedup:
+        misses.append(f"speed-up < {speedup:g}x")
+    if memory is not None and ours.peak_mb is not None and ours.peak_mb >= memory:
+        misses.append(f"peak >= {memory:g} MB")
+    if version == "2.0" and ours.exact is False:
+        misses.append("not exact")
+    return "MISSED " + ", ".join(misses) if misses else "ok"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--version", default="2.0", help="leafscore scoring version")
+    parser.add_argument("--n", type=int, nargs="+", default=[3000, 10000], help="array sizes")
+    parser.add_argument("--nested", action="store_true",
+                        help="score the 3-level 100 x 20 x 5 document instead of --n")
+    parser.add_argument("--peer", action=argparse.BooleanOptionalAction, default=True,
+                        help="also time omni-extract-bench (default: on)")
+    parser.add_argument("--no-leafscore", dest="leafscore", action="store_false",
+                        help="time the peer only (to test the harness)")
+    parser.add_argument("--peer-max-n", type=int, default=10000,
+                        help="skip the peer above this N (default 10000)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--timeout", type=float, default=900.0, help="seconds per run")
+    parser.add_argument("--child", choices=["leafscore", "peer"], help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+
+    if args.child:
+        n = args.n[0]
+        print(json.dumps(child(args.child, args.version, n, args.nested, args.seed)))
+        return 0
+
+    peer = args.peer
+    if peer and importlib.util.find_spec("omni_extract_bench") is None:
+        print("note: omni-extract-bench is not installed; timing leafscore only "
+              "(pip install -e '.[bench]')", file=sys.stderr)
+        peer = False
+    sizes: list[int | str] = ["100x20x5"] if args.nested else list(args.n)
+    print(f"bench_arrays: version {args.version}, seed {args.seed}; peak = growth of "
+          "ru_maxrss during the scoring call, in MB; a fresh process per run")
+    rows, notes = [], []
+    for n in sizes:
+        size = 0 if args.nested else int(n)
+        print(f"  N={n} ...", file=sys.stderr, flush=True)
+        ours = (measure("leafscore", args.version, size, args.nested, args.seed, args.timeout)
+                if args.leafscore else Measurement(error="not run"))
+        theirs = Measurement(error="not run")
+        if peer and (args.nested or size <= args.peer_max_n):
+            theirs = measure("peer", args.version, size, args.nested, args.seed, args.timeout)
+        elif peer:
+            theirs = Measurement(error=f"skipped above --peer-max-n {args.peer_max_n}")
+        ratio = (theirs.seconds / ours.seconds
+                 if ours.seconds and theirs.seconds is not None else None)
+        rows.append([
+            n, fmt(ours.seconds, ".3f"), fmt(theirs.seconds, ".3f"), fmt(ratio, ".1f"),
+            fmt(ours.peak_mb, ".0f"), fmt(theirs.peak_mb, ".0f"), fmt(ours.value, ".6f"),
+            fmt(theirs.value, ".6f"), verdict(args.version, n, ours, ratio),
+        ])
+        for who, m in (("leafscore", ours), ("peer", theirs)):
+            if m.error and m.error != "not run":
+                notes.append(f"N={n} {who}: {m.error}")
+            if who == "leafscore" and m.exact is False:
+                notes.append(f"N={n} leafscore: the score reports an approximated matching")
+    header = ["N", "leafscore s", "peer s", "peer/leafscore", "leafscore MB", "peer MB",
+              "leafscore value", "peer accuracy", "target"]
+    print(tabulate(rows, headers=header, tablefmt="github", disable_numparse=True))
+    for note in notes:
+        print("note: " + note)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,136 @@
+"""Per-field analysis: TP/FP/FN, precision, recall, F1 and error categories, worst first.
+
+Reads the stored version-2.0 document scores of one system (their ``fields`` counts and
+``verdicts``) and sums them over documents; nothing is rescored. Version 1.0 keeps no
+per-field record, so every function here raises ``ValueError`` on a 1.0 run.
+
+Precision, recall and F1 follow spec scoring-2.0 §4: ``P = TP / (TP + FP)``,
+``R = TP / (TP + FN)``, ``F1 = 2 TP / (2 TP + FP + FN)`` (the harmonic mean of P and R,
+written so that it is defined whenever either is); a 0/0 is ``None``, never 0 or 1.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+#: Verdict kinds that are not errors; every other kind is an error category.
+NOT_ERRORS: frozenset[str] = frozenset({"correct", "correct_absence"})
+
+
+@dataclass(frozen=True)
+class PRF:
+    """Precision, recall and F1 from summed counts: floats in [0, 1], ``None`` for 0/0."""
+
+    precision: float | None
+    recall: float | None
+    f1: float | None
+
+
+def prf(tp: int, fp: int, fn: int) -> PRF:
+    """Precision, recall and F1 of summed verdict counts (spec scoring-2.0 §4).
+
+    ``tp``, ``fp``, ``fn`` are non-negative ints. ``f1 = 2tp / (2tp + fp + fn)``, which
+    equals the harmonic mean of precision and recall whenever both are defined.
+
+    >>> prf(3, 1, 0)
+    PRF(precision=0.75, recall=1.0, f1=0.8571428571428571)
+    >>> prf(0, 0, 0)
+    PRF(precision=None, recall=None, f1=None)
+    """
+    return PRF(
+        precision=tp / (tp + fp) if tp + fp else None,
+        recall=tp / (tp + fn) if tp + fn else None,
+        f1=2 * tp / (2 * tp + fp + fn) if tp + fp + fn else None,
+    )
+
+
+@dataclass(frozen=True)
+class FieldRow:
+    """One field path of one system, summed over every document.
+
+    ``field`` is a field path (``lines[].qty``); ``tp``/``fp``/``fn`` ints;
+    ``precision``/``recall``/``f1`` floats in [0, 1] or ``None`` (0/0); ``errors`` maps
+    each error kind (``wrong_value``, ``missing``, ...) seen on this field to its count,
+    keys sorted.
+    """
+
+    field: str
+    tp: int
+    fp: int
+    fn: int
+    precision: float | None
+    recall: float | None
+    f1: float | None
+    errors: Mapping[str, int]
+
+    @property
+    def error_count(self) -> int:
+        """Verdicts on this field that are errors (every kind but correct/correct_absence)."""
+        return sum(self.errors.values())
+
+
+def require_fields(run: Any, system: str) -> list[Any]:
+    """The version-2.0 document scores of ``system`` in id order.
+
+    Raises ``ValueError`` ("... needs version 2.0") when any of them lacks per-field
+    counts (a version-1.0 run), and ``KeyError`` for an unknown system.
+    """
+    if system not in run.systems:
+        raise KeyError(f"no system {system!r}; systems: {', '.join(run.systems)}")
+    scores = [run.cells[(system, doc)].score for doc in run.documents]
+    if any(getattr(score, "fields", None) is None for score in scores):
+        raise ValueError(
+            f"per-field counts need version 2.0; this run is version {run.version}"
+        )
+    return scores
+
+
+def sum_fields(scores: Iterable[Any]) -> tuple[FieldRow, ...]:
+    """Sum per-field counts and error kinds over document scores, in field path order.
+
+    ``scores`` are version-2.0 ``DocScore``s: ``.fields`` (path -> counts with ``tp``,
+    ``fp``, ``fn``) and ``.verdicts`` (records with ``field`` and ``kind``).
+    """
+    counts: dict[str, list[int]] = {}
+    errors: dict[str, Counter[str]] = {}
+    for score in scores:
+        for path, field in score.fields.items():
+            total = counts.setdefault(path, [0, 0, 0])
+            total[0] += field.tp
+            total[1] += field.fp
+            total[2] += field.fn
+        for verdict in score.verdicts:
+            errors.setdefault(verdict.field, Counter())
+            if verdict.kind not in NOT_ERRORS:
+                errors[verdict.field][verdict.kind] += 1
+    rows = []
+    for path in sorted(counts.keys() | errors.keys()):
+        tp, fp, fn = counts.get(path, (0, 0, 0))
+        kinds = errors.get(path, Counter())
+        rows.append(FieldRow(path, tp, fp, fn, *_as_tuple(prf(tp, fp, fn)),
+                             errors={kind: kinds[kind] for kind in sorted(kinds)}))
+    return tuple(rows)
+
+
+def worst_first(rows: Iterable[FieldRow]) -> tuple[FieldRow, ...]:
+    """Order rows lowest F1 first, then most errors, then field path.
+
+    A field whose F1 is ``None`` (nothing to score: only correct absences) comes after
+    every field with an F1.
+    """
+    return tuple(sorted(rows, key=lambda r: (r.f1 is None, r.f1 or 0.0, -r.error_count, r.field)))
+
+
+def field_table(run: Any, system: str) -> tuple[FieldRow, ...]:
+    """Per-field rows of one system over every document of ``run``, worst first.
+
+    Raises ``ValueError`` on a version-1.0 run and ``KeyError`` for an unknown system.
+    """
+    return worst_first(sum_fields(require_fields(run, system)))
+
+
+def _as_tuple(scores: PRF) -> tuple[float | None, float | None, float | None]:
+    return scores.precision, scores.recall, scores.f1

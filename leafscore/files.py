@@ -1,0 +1,238 @@
+"""Files leafscore writes and paths it follows: atomic writes, contained paths, safe names.
+
+* :func:`atomic_write_bytes` / :func:`atomic_write_text` write a temporary file in the
+  target's folder, ``fsync`` it, then ``os.replace`` it over the target: a reader (or a
+  run killed mid-write) sees the old file or the new one, never half of one.
+* :func:`safe_child` joins a relative path under a root and refuses anything that
+  resolves outside it (``..``, absolute paths, symlinks pointing out).
+* :func:`check_name` refuses system names and document ids that could act as paths.
+* :func:`check_output_path` refuses writing inside a benchmark's inputs
+  (``schemas/``, ``labels/``, ``results/<system>/``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+import unicodedata
+from pathlib import Path
+
+from leafscore.errors import InputError
+
+__all__ = [
+    "INPUT_DIRS",
+    "MAX_NAME_BYTES",
+    "atomic_write_bytes",
+    "atomic_write_text",
+    "check_name",
+    "check_output_path",
+    "safe_child",
+]
+
+#: Longest system name or document id, in UTF-8 bytes (a file name holds 255 bytes,
+#: and ``.json`` is appended).
+MAX_NAME_BYTES: int = 200
+#: Folders of a benchmark root that hold inputs; leafscore never writes inside them
+#: (``results/`` itself is allowed: ``results/summary.json`` lives there).
+INPUT_DIRS: tuple[str, ...] = ("schemas", "labels")
+
+_UMASK = os.umask(0)
+os.umask(_UMASK)
+
+
+# -------------------------------------------------------------------------------------
+# Atomic writes
+# -------------------------------------------------------------------------------------
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Replace the file at ``path`` by ``data`` atomically.
+
+    A temporary file ``.<name>.<random>.tmp`` is written in the same folder, flushed
+    and ``fsync``-ed, given the old file's permission bits (or ``0o666`` less the umask
+    for a new file), then renamed over ``path`` with ``os.replace``; the folder is then
+    ``fsync``-ed where the platform allows. If anything fails, the temporary file is
+    removed and the previous file, if any, is untouched.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The target file; its folder must exist. A symlink at ``path`` is replaced by a
+        regular file, never written through.
+    data : bytes
+        The complete new content.
+
+    Raises
+    ------
+    OSError
+        If the folder is missing or not writable, or the disk is full.
+    """
+    target = Path(path)
+    folder = target.parent
+    try:
+        mode = os.stat(target, follow_symlinks=False).st_mode & 0o7777
+    except FileNotFoundError:
+        mode = 0o666 & ~_UMASK
+    handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "wb") as stream:
+            stream.write(data)
+            stream.flush()
+            os.fsync(stream.fileno())
+        os.chmod(temp, mode)
+        os.replace(temp, target)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temp)
+        raise
+    _fsync_folder(folder)
+
+
+def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
+    """Replace the file at ``path`` by ``text`` encoded as UTF-8, atomically.
+
+    Newlines are written as given (no platform translation). See
+    :func:`atomic_write_bytes` for the procedure.
+
+    Raises
+    ------
+    UnicodeEncodeError
+        If ``text`` holds an unpaired surrogate (``leafscore.jsonio`` never returns one).
+    OSError
+        As :func:`atomic_write_bytes`.
+    """
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def _fsync_folder(folder: Path) -> None:
+    """Make the rename durable; a no-op where folders cannot be opened (Windows)."""
+    try:
+        handle = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(handle)
+    except OSError:
+        pass
+    finally:
+        os.close(handle)
+
+
+# -------------------------------------------------------------------------------------
+# Paths
+# -------------------------------------------------------------------------------------
+
+
+def safe_child(root: str | os.PathLike[str], relpath: str | os.PathLike[str]) -> Path:
+    """The resolved path of ``relpath`` under ``root``, refused if it leaves ``root``.
+
+    Parameters
+    ----------
+    root : str or path-like
+        The benchmark root (resolved, symlinks followed: the root itself may be a link).
+    relpath : str or path-like
+        A relative path such as ``"results/sys-a/inv-7.json"``. It need not exist.
+
+    Returns
+    -------
+    Path
+        ``root/relpath`` with every symlink resolved; it lies inside the resolved root.
+        Open this path, not the unresolved one, so what was checked is what is read.
+
+    Raises
+    ------
+    InputError
+        If ``relpath`` is absolute, holds a NUL, or resolves outside ``root`` (through
+        ``..`` or a symlink pointing out of it); ``file`` is ``root/relpath`` as given.
+    """
+    shown = os.path.join(os.fspath(root), os.fspath(relpath))
+    if "\x00" in os.fspath(relpath):
+        raise InputError(shown, "", "path holds a NUL character")
+    if os.path.isabs(relpath):
+        raise InputError(shown, "", "absolute path where a path inside the root was expected")
+    base = Path(root).resolve()
+    try:
+        resolved = (base / relpath).resolve()
+    except (OSError, RuntimeError) as error:  # symlink loop
+        raise InputError(shown, "", f"cannot resolve: {error}") from None
+    if not resolved.is_relative_to(base):
+        raise InputError(
+            shown, "", f"resolves to {resolved}, outside {base} (symlink or '..'); refused"
+        )
+    return resolved
+
+
+def check_name(kind: str, name: object, *, source: str = "") -> str:
+    """Return ``name`` if it is safe as one path component, else raise.
+
+    A safe name is a non-empty ``str`` of at most :data:`MAX_NAME_BYTES` UTF-8 bytes,
+    without ``/``, ``\\``, NUL or other control characters, not ``.`` or ``..``, not
+    starting with ``.`` (hidden files, temporary files) or ``-`` (read as an option),
+    and without leading or trailing whitespace.
+
+    Parameters
+    ----------
+    kind : str
+        What the name is, for the message: ``"system name"``, ``"document id"``.
+    name : object
+        The candidate; anything other than ``str`` is refused (convert ids first).
+    source : str, default=""
+        Where the name came from (``"pred.jsonl:line 4"``), the error's ``file``.
+
+    Raises
+    ------
+    InputError
+        Naming ``kind``, the value (``repr``) and the rule broken.
+    """
+    reason = _name_problem(name)
+    if reason:
+        raise InputError(source, "", f"{kind} {name!r} {reason}")
+    assert isinstance(name, str)
+    return name
+
+
+def _name_problem(name: object) -> str:
+    if not isinstance(name, str):
+        return f"is a {type(name).__name__}, expected a string"
+    if not name:
+        return "is empty"
+    if name in (".", ".."):
+        return "is a relative path component"
+    if "/" in name or "\\" in name:
+        return "holds a path separator"
+    if any(unicodedata.category(char) in ("Cc", "Cs") for char in name):
+        return "holds a control character or surrogate"
+    if name[0] in ".-":
+        return f"starts with {name[0]!r}"
+    if name != name.strip():
+        return "starts or ends with whitespace"
+    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        return f"is longer than {MAX_NAME_BYTES} bytes"
+    return ""
+
+
+def check_output_path(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> Path:
+    """Return ``path`` resolved if leafscore may write it, else raise.
+
+    Refused: anything inside ``root/schemas/``, ``root/labels/`` or a system folder
+    ``root/results/<system>/``. ``root/results/summary.json`` and paths outside the root
+    (``--out FILE``) are allowed.
+
+    Raises
+    ------
+    InputError
+        Naming ``path`` and the input folder it is inside.
+    """
+    base = Path(root).resolve()
+    target = Path(path).resolve()
+    if not target.is_relative_to(base):
+        return target
+    parts = target.relative_to(base).parts
+    inside = (len(parts) > 1 and parts[0] in INPUT_DIRS) or (
+        len(parts) > 2 and parts[0] == "results"
+    )
+    if inside:
+        folder = "/".join(parts[:2] if parts[0] == "results" else parts[:1])
+        raise InputError(os.fspath(path), "", f"is inside the input folder {folder}/; refused")
+    return target

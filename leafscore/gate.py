@@ -1,0 +1,156 @@
+"""CI gates: thresholds -> the list of every failure, decided on unrounded values.
+
+A gate compares one system's macro accuracy against ``min_score`` and each listed field's
+F1 against its own minimum (``--field-min PATH=X``). Thresholds and values are floats in
+[0, 1]. The decision uses the stored floats; :func:`format_against` prints a value with
+as many digits as it takes for the printed figure to sit on the same side of the
+threshold as the value itself (0.98684 against 0.99 prints ``0.987``, never ``0.99``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from leafscore.fields import field_table
+
+#: What ``Failure.target`` holds for the overall score.
+SCORE = "score"
+#: The most decimals ``format_against`` tries before falling back to ``repr``.
+MAX_DECIMALS = 17
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One threshold not met.
+
+    ``target`` is ``"score"`` or a field path; ``value`` the unrounded score or F1 in
+    [0, 1] (``None`` when it is undefined: nothing scored); ``minimum`` the threshold.
+    """
+
+    target: str
+    value: float | None
+    minimum: float
+
+    @property
+    def message(self) -> str:
+        """One line such as ``score 0.987 is below the minimum 0.99``."""
+        what = "score" if self.target == SCORE else f"field {self.target}: F1"
+        if self.value is None:
+            return f"{what} is undefined (nothing scored); minimum {format_threshold(self.minimum)}"
+        shown = format_against(self.value, self.minimum)
+        return f"{what} {shown} is below the minimum {format_threshold(self.minimum)}"
+
+
+def parse_field_min(text: str) -> tuple[str, float]:
+    """Read a ``PATH=X`` option: field path and minimum F1 in [0, 1].
+
+    The path is everything before the last ``=``, so a path may itself hold ``=``.
+
+    >>> parse_field_min("lines[].qty=0.9")
+    ('lines[].qty', 0.9)
+
+    Raises
+    ------
+    ValueError
+        If there is no ``=``, the path is empty, or X is not a number in [0, 1].
+    """
+    path, sep, number = text.rpartition("=")
+    if not sep or not path:
+        raise ValueError(f"--field-min {text!r} is not PATH=X")
+    return path, check_threshold(number, name=f"--field-min {path}")
+
+
+def check_threshold(value: Any, *, name: str = "threshold") -> float:
+    """``value`` as a float in [0, 1]; raises ``ValueError`` naming ``name`` otherwise."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name}={value!r} is not a number") from None
+    if not 0.0 <= number <= 1.0:
+        raise ValueError(f"{name}={value!r} must be between 0 and 1 (a fraction, not a percent)")
+    return number
+
+
+def gate(
+    run: Any,
+    system: str,
+    *,
+    min_score: float | None = None,
+    field_min: Iterable[tuple[str, float]] = (),
+) -> tuple[Failure, ...]:
+    """Every threshold ``system`` fails in ``run``: the overall score first, then fields.
+
+    Parameters
+    ----------
+    run : leafscore.runner.Run
+    system : str
+    min_score : float in [0, 1], optional
+        Minimum macro accuracy (``Run.system_score``); a system with nothing scored fails.
+    field_min : iterable of (field path, minimum F1 in [0, 1])
+        Needs version 2.0; a field whose F1 is undefined (0/0) fails.
+
+    Returns
+    -------
+    tuple of Failure, empty when every threshold is met (``value >= minimum``).
+
+    Raises
+    ------
+    ValueError
+        If a threshold is outside [0, 1], a field path is not in the run, or field
+        minimums are asked of a version-1.0 run.
+    KeyError
+        If ``system`` is not in the run.
+    """
+    if system not in run.systems:
+        raise KeyError(f"no system {system!r}; systems: {', '.join(run.systems)}")
+    failures = []
+    if min_score is not None:
+        minimum = check_threshold(min_score, name="--min-score")
+        value = run.system_score(system)
+        if value is None or value < minimum:
+            failures.append(Failure(SCORE, value, minimum))
+    wanted = [(path, check_threshold(x, name=f"--field-min {path}")) for path, x in field_min]
+    if wanted:
+        rows = {row.field: row for row in field_table(run, system)}
+        unknown = [path for path, _ in wanted if path not in rows]
+        if unknown:
+            raise ValueError(
+                f"no field {', '.join(map(repr, unknown))} in {system}; "
+                f"fields: {', '.join(sorted(rows))}"
+            )
+        for path, minimum in wanted:
+            f1 = rows[path].f1
+            if f1 is None or f1 < minimum:
+                failures.append(Failure(path, f1, minimum))
+    return tuple(failures)
+
+
+def format_threshold(threshold: float) -> str:
+    """A threshold exactly as given: the shortest text that reads back as the same float."""
+    return repr(float(threshold))
+
+
+def format_against(value: float, threshold: float, *, decimals: int = 2) -> str:
+    """Print ``value`` with the fewest decimals that keep it on its side of ``threshold``.
+
+    Starts at ``decimals`` (at least as many as the threshold itself has) and adds one
+    until the printed figure compares with ``threshold`` as ``value`` does
+    (``>=`` passes), falling back to the shortest round-trip text.
+
+    >>> format_against(0.98684, 0.99)
+    '0.987'
+    >>> format_against(0.991, 0.99)
+    '0.99'
+    >>> format_against(0.9949, 0.995)
+    '0.9949'
+    """
+    passes = value >= threshold
+    shown_threshold = format_threshold(threshold)
+    places = len(shown_threshold.partition(".")[2]) if "e" not in shown_threshold else 0
+    for digits in range(max(decimals, places), MAX_DECIMALS + 1):
+        text = f"{value:.{digits}f}"
+        if (float(text) >= threshold) == passes:
+            return text
+    return repr(float(value))

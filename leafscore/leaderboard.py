@@ -1,0 +1,288 @@
+"""Leaderboard data: ranks, intervals, ties with the leader, coverage, breakdowns.
+
+Data, not text (``render`` turns it into tables). Everything is read from a ``Run``'s
+stored document scores; nothing is rescored.
+
+- **Rank** by macro accuracy (``Run.system_score``) descending, ties broken by system
+  name; a system with no scored document ranks last.
+- **Interval**: percentile bootstrap over documents, the same draws for every system
+  (``stats.bootstrap_macro``).
+- **Tie with the leader**: a system whose paired-bootstrap difference to the leader is
+  not significant at ``alpha`` (``stats.paired_difference``); the leader is never marked.
+- **Micro P/R/F1**: from TP/FP/FN summed over every field of every document (spec
+  scoring-2.0 §4); ``None`` under version 1.0, which keeps no verdicts.
+- **Coverage**: documents in the run, scored, parse failures, missing results.
+- **Breakdowns**: the macro accuracy of each system on the documents sharing a metadata
+  value; a list-valued column counts a document under each of its values.
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from leafscore import stats
+from leafscore.fields import PRF, prf
+from leafscore.signature import with_bootstrap
+
+
+@dataclass(frozen=True)
+class Coverage:
+    """Documents of one system by outcome (ints).
+
+    ``scored + parse_failures + missing == documents``.
+    """
+
+    documents: int
+    scored: int
+    parse_failures: int
+    missing: int
+
+
+@dataclass(frozen=True)
+class Micro:
+    """Summed verdict counts of one system and their precision/recall/F1 (``None`` for 0/0)."""
+
+    tp: int
+    fp: int
+    fn: int
+    precision: float | None
+    recall: float | None
+    f1: float | None
+
+
+@dataclass(frozen=True)
+class Row:
+    """One system on the leaderboard.
+
+    ``score`` is macro accuracy in [0, 1] (``None`` when no document is scored);
+    ``low``/``high`` its percentile interval; ``gap`` the paired difference
+    ``leader - system`` (``None`` for the leader and for unscored systems); ``tie`` True
+    when that gap is not significant; ``micro`` is ``None`` under version 1.0.
+    """
+
+    rank: int
+    system: str
+    score: float | None
+    low: float | None
+    high: float | None
+    gap: stats.Difference | None
+    tie: bool
+    micro: Micro | None
+    coverage: Coverage
+
+
+@dataclass(frozen=True)
+class Group:
+    """Documents sharing one value of a metadata column.
+
+    ``value`` is the value as text; ``documents`` how many documents carry it;
+    ``scores`` maps system -> macro accuracy over its scored documents in the group
+    (``None`` when none is scored).
+    """
+
+    value: str
+    documents: int
+    scores: Mapping[str, float | None]
+
+
+@dataclass(frozen=True)
+class Breakdown:
+    """One metadata column: its groups, sorted by value."""
+
+    column: str
+    groups: tuple[Group, ...]
+
+
+@dataclass(frozen=True)
+class Leaderboard:
+    """Everything a leaderboard shows; ``rows`` in rank order.
+
+    ``signature`` is the run's, with ``bs``/``seed`` set to the bootstrap actually used.
+    """
+
+    version: str
+    rows: tuple[Row, ...]
+    breakdowns: tuple[Breakdown, ...]
+    resamples: int
+    seed: int
+    confidence: float
+    alpha: float
+    signature: str
+
+
+def ranking(run: Any) -> tuple[str, ...]:
+    """Systems best first: macro accuracy descending, then name; unscored systems last."""
+    scores = {system: run.system_score(system) for system in run.systems}
+    return tuple(
+        sorted(run.systems, key=lambda s: (scores[s] is None, -(scores[s] or 0.0), s))
+    )
+
+
+def coverage(run: Any, system: str) -> Coverage:
+    """Count the cells of ``system`` by status."""
+    statuses = [run.cells[(system, doc)].status for doc in run.documents]
+    return Coverage(
+        documents=len(statuses),
+        scored=statuses.count("scored"),
+        parse_failures=statuses.count("parse_failure"),
+        missing=statuses.count("missing"),
+    )
+
+
+def micro(run: Any, system: str) -> Micro | None:
+    """TP/FP/FN of ``system`` summed over fields and documents, with P/R/F1.
+
+    ``None`` when any document score lacks per-field counts (version 1.0).
+    """
+    scores = [run.cells[(system, doc)].score for doc in run.documents]
+    if any(getattr(score, "fields", None) is None for score in scores):
+        return None
+    tp = sum(f.tp for score in scores for f in score.fields.values())
+    fp = sum(f.fp for score in scores for f in score.fields.values())
+    fn = sum(f.fn for score in scores for f in score.fields.values())
+    rates: PRF = prf(tp, fp, fn)
+    return Micro(tp, fp, fn, rates.precision, rates.recall, rates.f1)
+
+
+def categorical_columns(metadata: Mapping[str, Mapping[str, Any]]) -> tuple[str, ...]:
+    """Metadata columns worth a breakdown, sorted.
+
+    A column qualifies when every value is a string, a bool or a list of strings, and it
+    has at most half as many distinct values as documents carrying it (so identifiers,
+    names and URLs, one value per document, are left out; numbers are left out).
+    """
+    columns: dict[str, list[Any]] = {}
+    for row in metadata.values():
+        for column, value in row.items():
+            columns.setdefault(column, []).append(value)
+    kept = []
+    for column, values in columns.items():
+        if not all(_is_categorical(v) for v in values):
+            continue
+        distinct = {label for v in values for label in _labels(v)}
+        if distinct and len(distinct) <= len(values) / 2:
+            kept.append(column)
+    return tuple(sorted(kept))
+
+
+def breakdown(run: Any, column: str, systems: Sequence[str]) -> Breakdown:
+    """Macro accuracy of each system per value of ``column``, values sorted.
+
+    Documents without the column are left out. Each system's mean is over its scored
+    documents of the group (``None`` if it has none).
+    """
+    members: dict[str, list[int]] = {}
+    for index, doc in enumerate(run.documents):
+        row = run.metadata.get(doc, {})
+        if column in row:
+            for label in _labels(row[column]):
+                members.setdefault(label, []).append(index)
+    all_scores = {system: run.document_scores(system) for system in systems}
+    groups = []
+    for label in sorted(members):
+        indices = members[label]
+        groups.append(
+            Group(
+                value=label,
+                documents=len(indices),
+                scores={s: _mean(all_scores[s][i] for i in indices) for s in systems},
+            )
+        )
+    return Breakdown(column, tuple(groups))
+
+
+def leaderboard(
+    run: Any,
+    *,
+    resamples: int = stats.DEFAULT_RESAMPLES,
+    seed: int = stats.DEFAULT_SEED,
+    confidence: float = stats.DEFAULT_CONFIDENCE,
+    alpha: float = 0.05,
+    columns: Sequence[str] | None = None,
+) -> Leaderboard:
+    """Build the leaderboard of ``run``.
+
+    Parameters
+    ----------
+    run : leafscore.runner.Run
+        At least one system and one document.
+    resamples, seed, confidence
+        Bootstrap settings (``stats.bootstrap_macro``); recorded in the signature.
+    alpha : float, default=0.05
+        Significance level of the tie-with-leader mark.
+    columns : sequence of str, optional
+        Metadata columns to break down by; default ``categorical_columns(run.metadata)``.
+
+    Raises
+    ------
+    ValueError
+        If the run has no system or no document, or a bootstrap setting is invalid.
+    """
+    if not run.systems or not run.documents:
+        raise ValueError("a leaderboard needs at least one system and one document")
+    order = ranking(run)
+    matrix = stats.score_matrix([run.document_scores(s) for s in order])
+    samples = stats.bootstrap_macro(matrix, resamples=resamples, seed=seed)
+    scores = [run.system_score(s) for s in order]
+    rows = []
+    for index, system in enumerate(order):
+        score = scores[index]
+        low = high = None
+        gap = None
+        if score is not None:
+            bounds = stats.interval(samples[index], score, confidence=confidence)
+            low, high = bounds.low, bounds.high
+            if index > 0:
+                gap = stats.paired_difference(
+                    samples[0], samples[index], scores[0] - score, confidence=confidence
+                )
+        rows.append(
+            Row(
+                rank=index + 1,
+                system=system,
+                score=score,
+                low=low,
+                high=high,
+                gap=gap,
+                tie=gap is not None and not gap.significant(alpha),
+                micro=micro(run, system),
+                coverage=coverage(run, system),
+            )
+        )
+    chosen = categorical_columns(run.metadata) if columns is None else tuple(columns)
+    return Leaderboard(
+        version=run.version,
+        rows=tuple(rows),
+        breakdowns=tuple(breakdown(run, column, order) for column in chosen),
+        resamples=resamples,
+        seed=seed,
+        confidence=confidence,
+        alpha=alpha,
+        signature=with_bootstrap(run.signature, resamples=resamples, seed=seed),
+    )
+
+
+def _is_categorical(value: Any) -> bool:
+    if isinstance(value, str | bool):
+        return True
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+def _labels(value: Any) -> list[str]:
+    """The group labels of one metadata value: each element of a list, else the value."""
+    values = value if isinstance(value, list) else [value]
+    return sorted({_text(v) for v in values})
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _mean(values: Iterable[float | None]) -> float | None:
+    kept = [v for v in values if v is not None]
+    return statistics.mean(kept) if kept else None

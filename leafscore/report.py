@@ -1,0 +1,314 @@
+"""Output of a run: score tables, ``results/summary.json``/``.csv``, the README block,
+and ``verify`` (rebuild the summary, compare with the committed one).
+
+``summary.json`` keeps the keys of DocuBench's summary (``benchmark``,
+``engine_display_names``, ``aggregates``, ``breakdowns``, ``per_doc``) and adds
+``version``, ``signature``, ``sha256`` (every schema and label), ``results_sha256``,
+``scorer_sha256``, ``intervals``, ``coverage`` and ``fields`` (per-field counts, version
+2.0). It holds no timestamp, so the same inputs give the same bytes.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from tabulate import tabulate
+
+from leafscore import __version__, files
+from leafscore import fields as fields_mod
+from leafscore import leaderboard as leaderboard_mod
+from leafscore.runner import Run
+
+METRIC = "macro_average_field_accuracy"
+README_START = "<!-- leafscore:leaderboard:start -->"
+README_END = "<!-- leafscore:leaderboard:end -->"
+#: Absolute tolerance when ``verify`` compares numbers (bit noise across platforms).
+VERIFY_TOLERANCE = 1e-12
+
+
+# ------------------------------------------------------------------------------------
+# Score tables (``leafscore score``)
+# ------------------------------------------------------------------------------------
+
+
+def _statuses(run: Run, system: str) -> dict[str, int]:
+    statuses = [run.cells[(system, d)].status for d in run.documents]
+    return {
+        "documents": len(statuses),
+        "scored": statuses.count("scored"),
+        "parse_failures": statuses.count("parse_failure"),
+        "missing": statuses.count("missing"),
+    }
+
+
+def score_json(run: Run) -> str:
+    """``{"version", "signature", "systems": {S: {"score", "documents", "coverage"}}}``.
+
+    Scores are floats in [0, 1] written with full precision (``repr``), ``null`` where
+    not scored. Systems and documents in sorted order.
+    """
+    systems = {}
+    for system in run.systems:
+        systems[system] = {
+            "score": run.system_score(system),
+            "documents": dict(zip(run.documents, run.document_scores(system), strict=True)),
+            "coverage": _statuses(run, system),
+        }
+    out = {"version": run.version, "signature": run.signature, "systems": systems}
+    return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
+
+
+def score_csv(run: Run) -> str:
+    """One row per document (``doc_id`` then one column per system), as DocuBench's
+    summary.csv; empty cells where not scored; floats written with ``repr``."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["doc_id", *run.systems])
+    columns = [run.document_scores(s) for s in run.systems]
+    for i, doc in enumerate(run.documents):
+        writer.writerow([doc, *("" if c[i] is None else repr(c[i]) for c in columns)])
+    return buffer.getvalue()
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.2f}"
+
+
+def _coverage_text(cov: Mapping[str, int]) -> str:
+    scored = f"{cov['scored']}/{cov['documents']}"
+    return f"{scored} ({cov['parse_failures']} parse failures, {cov['missing']} missing)"
+
+
+def score_table(run: Run) -> str:
+    """Plain table: one row per document, one column per system (percent, 2 decimals),
+    then the macro average row and a coverage row."""
+    rows = []
+    columns = [run.document_scores(s) for s in run.systems]
+    for i, doc in enumerate(run.documents):
+        rows.append([doc, *(_pct(c[i]) for c in columns)])
+    rows.append(["MACRO AVERAGE", *(_pct(run.system_score(s)) for s in run.systems)])
+    rows.append(["scored/docs", *(_cov_short(_statuses(run, s)) for s in run.systems)])
+    return tabulate(rows, headers=["document", *run.systems], tablefmt="simple",
+                    disable_numparse=True) + "\n"
+
+
+def _cov_short(cov: Mapping[str, int]) -> str:
+    return f"{cov['scored']}/{cov['documents']}"
+
+
+def _ranked(run: Run) -> list[str]:
+    scores = {s: run.system_score(s) for s in run.systems}
+    return sorted(run.systems, key=lambda s: (scores[s] is None, -(scores[s] or 0.0), s))
+
+
+def score_md(run: Run) -> str:
+    """Markdown table, best first: rank, system, score (percent, 2 decimals), coverage."""
+    rows = []
+    for rank, system in enumerate(_ranked(run), 1):
+        rows.append([rank, system, _pct(run.system_score(system)),
+                     _coverage_text(_statuses(run, system))])
+    table = tabulate(rows, headers=["rank", "system", "score", "coverage"],
+                     tablefmt="github", disable_numparse=True)
+    return f"{table}\n\n`{run.signature}`\n"
+
+
+SCORE_FORMATS = {"table": score_table, "json": score_json, "csv": score_csv, "md": score_md}
+
+
+# ------------------------------------------------------------------------------------
+# summary.json / summary.csv
+# ------------------------------------------------------------------------------------
+
+
+def _field_counts(run: Run, system: str) -> dict[str, Any] | None:
+    try:
+        rows = fields_mod.sum_fields(fields_mod.require_fields(run, system))
+    except ValueError:
+        return None
+    return {
+        r.field: {"tp": r.tp, "fp": r.fp, "fn": r.fn, "precision": r.precision,
+                  "recall": r.recall, "f1": r.f1, "errors": dict(r.errors)}
+        for r in rows
+    }
+
+
+def build_summary(
+    run: Run,
+    *,
+    name: str,
+    dataset_version: str,
+    display_names: Mapping[str, str],
+    results_sha256: Mapping[str, str],
+    scorer_sha256: str,
+    resamples: int,
+    seed: int,
+) -> dict[str, Any]:
+    """The summary of a run as a JSON-able dict (key order fixed).
+
+    ``results_sha256`` maps ``results/<system>/<id>.json`` -> sha256 hex of each result
+    file present; ``resamples``/``seed`` set the bootstrap of ``intervals``.
+    """
+    board = leaderboard_mod.leaderboard(run, resamples=resamples, seed=seed)
+    breakdowns = {}
+    for b in board.breakdowns:
+        breakdowns[b.column] = [
+            {"value": g.value, "doc_count": g.documents, **{s: g.scores[s] for s in run.systems}}
+            for g in b.groups
+        ]
+    per_doc = []
+    columns = {s: run.document_scores(s) for s in run.systems}
+    for i, doc in enumerate(run.documents):
+        per_doc.append({"doc_id": doc, **{s: columns[s][i] for s in run.systems}})
+    rows = {r.system: r for r in board.rows}
+    intervals = {
+        s: {"low": rows[s].low, "high": rows[s].high, "rank": rows[s].rank,
+            "tie_with_leader": rows[s].tie}
+        for s in run.systems
+    }
+    return {
+        "benchmark": {"name": name, "version": dataset_version,
+                      "doc_count": len(run.documents), "metric": METRIC},
+        "engine_display_names": {s: display_names.get(s, s) for s in run.systems},
+        "aggregates": {s: run.system_score(s) for s in run.systems},
+        "breakdowns": breakdowns,
+        "per_doc": per_doc,
+        "version": run.version,
+        "signature": board.signature,
+        "tool": f"leafscore {__version__}",
+        "bootstrap": {"resamples": resamples, "seed": seed, "confidence": board.confidence},
+        "intervals": intervals,
+        "coverage": {s: _statuses(run, s) for s in run.systems},
+        "fields": {s: _field_counts(run, s) for s in run.systems},
+        "sha256": dict(sorted(run.digests.items())),
+        "results_sha256": dict(sorted(results_sha256.items())),
+        "scorer_sha256": scorer_sha256,
+    }
+
+
+def summary_json(summary: Mapping[str, Any]) -> str:
+    """The summary as indented JSON text ending in a newline (deterministic bytes)."""
+    return json.dumps(summary, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def summary_csv(summary: Mapping[str, Any]) -> str:
+    """``per_doc`` as CSV (``doc_id`` then one column per system), as DocuBench writes it."""
+    systems = list(summary["aggregates"])
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["doc_id", *systems])
+    for row in summary["per_doc"]:
+        writer.writerow([row["doc_id"], *("" if row[s] is None else repr(row[s]) for s in systems)])
+    return buffer.getvalue()
+
+
+def write_summary(directory: Path, summary: Mapping[str, Any]) -> tuple[Path, Path]:
+    """Write ``summary.json`` and ``summary.csv`` into ``directory``, each atomically.
+
+    Raises ``OSError`` when the folder is not writable.
+    """
+    directory = Path(directory)
+    json_path, csv_path = directory / "summary.json", directory / "summary.csv"
+    files.atomic_write_text(json_path, summary_json(summary))
+    files.atomic_write_text(csv_path, summary_csv(summary))
+    return json_path, csv_path
+
+
+# ------------------------------------------------------------------------------------
+# verify
+# ------------------------------------------------------------------------------------
+
+
+def _changed(old: Mapping[str, str], new: Mapping[str, str]) -> list[str]:
+    out = []
+    for path in sorted(old.keys() | new.keys()):
+        if path not in new:
+            out.append(f"{path} removed")
+        elif path not in old:
+            out.append(f"{path} added")
+        elif old[path] != new[path]:
+            out.append(f"{path} edited")
+    return out
+
+
+def _differences(old: Any, new: Any, path: str = "") -> list[str]:
+    """Paths where two JSON values differ; floats equal within ``VERIFY_TOLERANCE``."""
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = []
+        for key in list(old) + [k for k in new if k not in old]:
+            if key not in new or key not in old:
+                out.append(f"{path}/{key}")
+            else:
+                out += _differences(old[key], new[key], f"{path}/{key}")
+        return out
+    if isinstance(old, list) and isinstance(new, list):
+        if len(old) != len(new):
+            return [path or "/"]
+        return [d for i, (a, b) in enumerate(zip(old, new, strict=True))
+                for d in _differences(a, b, f"{path}/{i}")]
+    numbers = (int, float)
+    if (isinstance(old, numbers) and isinstance(new, numbers)
+            and not isinstance(old, bool) and not isinstance(new, bool)):
+        return [] if math.isclose(old, new, rel_tol=0, abs_tol=VERIFY_TOLERANCE) else [path]
+    return [] if old == new else [path or "/"]
+
+
+def _under(digests: Mapping[str, str], folder: str) -> dict[str, str]:
+    return {p: h for p, h in digests.items() if p.startswith(f"{folder}/")}
+
+
+def drift(committed: Mapping[str, Any], fresh: Mapping[str, Any]) -> list[str]:
+    """Reasons the fresh summary differs from the committed one; empty when it reproduces.
+
+    Says which inputs changed (labels, schemas, results, scorer, scoring version) and
+    lists the first differing places when the numbers moved.
+    """
+    reasons = []
+    old_inputs, new_inputs = committed.get("sha256", {}), fresh.get("sha256", {})
+    for kind in ("labels", "schemas"):
+        changes = _changed(_under(old_inputs, kind), _under(new_inputs, kind))
+        if changes:
+            reasons.append(f"{kind} changed: " + ", ".join(changes[:10]))
+    changes = _changed(committed.get("results_sha256", {}), fresh.get("results_sha256", {}))
+    if changes:
+        reasons.append("results changed: " + ", ".join(changes[:10]))
+    if committed.get("scorer_sha256") != fresh.get("scorer_sha256"):
+        reasons.append("the scorer changed (scorer.py differs from the one that wrote it)")
+    if committed.get("version") != fresh.get("version"):
+        reasons.append(f"scoring version changed: {committed.get('version')} -> "
+                       f"{fresh.get('version')}")
+    places = _differences(dict(committed), dict(fresh))
+    if places and not reasons:
+        reasons.append("the numbers differ although no input changed")
+    if places:
+        shown = ", ".join(places[:8]) + (f" (+{len(places) - 8} more)" if len(places) > 8 else "")
+        reasons.append(f"differs at {shown}")
+    return reasons
+
+
+# ------------------------------------------------------------------------------------
+# README block
+# ------------------------------------------------------------------------------------
+
+_BLOCK = re.compile(re.escape(README_START) + r".*?" + re.escape(README_END), re.DOTALL)
+
+
+def replace_block(text: str, block: str, *, source: str = "README.md") -> str:
+    """``text`` with the part between the start and end markers replaced by ``block``.
+
+    The markers stay; ``block`` is placed between them on its own lines. Raises
+    ``ValueError`` naming ``source`` when the markers are absent, repeated, or out of
+    order.
+    """
+    if text.count(README_START) != 1 or text.count(README_END) != 1:
+        raise ValueError(f"{source}: needs exactly one {README_START} and one {README_END}")
+    if text.index(README_START) > text.index(README_END):
+        raise ValueError(f"{source}: {README_END} comes before {README_START}")
+    body = f"{README_START}\n{block.strip()}\n{README_END}"
+    return _BLOCK.sub(lambda _m: body, text, count=1)

@@ -1,0 +1,308 @@
+"""Documents x systems -> document scores: the run every command reads.
+
+The data model (``Cell``, ``Run``) is shared by every command: analysis modules
+(leaderboard, fields, diff, gate) read a ``Run`` and never rescore.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import statistics
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+import scorer
+from leafscore import __version__
+from leafscore.benchmark import Benchmark, Document, RawResult, read_result
+from leafscore.cache import Cache, cache_key, scorer_digest
+from leafscore.signature import format_signature, set_digest
+
+#: The statuses a ``Cell`` may carry.
+STATUSES: tuple[str, ...] = ("scored", "parse_failure", "missing")
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One (system, document) outcome.
+
+    ``status`` is ``"scored"`` (a result was read), ``"parse_failure"`` (invalid JSON, an
+    envelope that is not an object, or ``"status": "failed"``) or ``"missing"`` (no result
+    file). ``score`` is the scorer's ``DocScore`` (2.0) or ``DocScoreV1`` (1.0); it is
+    ``None`` only for a missing result under version 1.0, which leaves it out of the mean.
+    ``warnings`` are human-readable lines (``"results/gpt/a.json: ..."``).
+    """
+
+    status: str
+    score: Any
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Run:
+    """Every document of a benchmark scored for every system, in id order.
+
+    ``documents`` are label ids, sorted; ``systems`` sorted; ``cells`` holds every
+    ``(system, doc_id)`` pair. ``metadata`` maps doc_id -> metadata columns (may be
+    empty); ``digests`` maps a relative path (``"schemas/a.json"``) -> sha256 hex.
+    """
+
+    version: str
+    options: Any
+    documents: tuple[str, ...]
+    systems: tuple[str, ...]
+    cells: Mapping[tuple[str, str], Cell]
+    metadata: Mapping[str, Mapping[str, Any]]
+    digests: Mapping[str, str]
+    signature: str
+
+    def document_scores(self, system: str) -> list[float | None]:
+        """Document scores of ``system`` in id order: floats in [0, 1], ``None`` = not scored.
+
+        ``None`` appears only for a missing result under version 1.0.
+        """
+        out: list[float | None] = []
+        for doc in self.documents:
+            cell = self.cells[(system, doc)]
+            out.append(None if cell.score is None else float(cell.score.value))
+        return out
+
+    def system_score(self, system: str) -> float | None:
+        """Macro average over scored documents (``statistics.mean``), ``None`` if none.
+
+        ``statistics.mean`` reproduces DocuBench's published 1.0 aggregates bit for bit
+        (spec scoring-1.0 §6).
+        """
+        values = [v for v in self.document_scores(system) if v is not None]
+        return statistics.mean(values) if values else None
+
+
+# ------------------------------------------------------------------------------------
+# Scoring a benchmark
+# ------------------------------------------------------------------------------------
+# What a parse failure and a missing result become differs by version; each version's
+# rule is a named function in a table (STYLE.md §3), never an `if version` branch.
+
+
+def _parse_failure_v1(doc: Document, version: str, options: Any) -> Any:
+    """1.0 scores a parse failure as the empty result ``{}``, as DocuBench does."""
+    return scorer.score({}, doc.schema, doc.label, version=version, options=options,
+                        file=doc.schema_file)
+
+
+def _parse_failure_v2(doc: Document, version: str, options: Any) -> Any:
+    """2.0: every non-empty label leaf is a ``parse_failure`` verdict (spec 2.0 §4)."""
+    return scorer.score_parse_failure(doc.schema, doc.label, version=version, options=options,
+                                      file=doc.schema_file)
+
+
+def _missing_v1(doc: Document, version: str, options: Any) -> Any:
+    """1.0 leaves a missing result out of the mean (spec 1.0 §6): no score."""
+    return None
+
+
+def _missing_v2(doc: Document, version: str, options: Any) -> Any:
+    """2.0 scores a missing result as an empty result (spec 2.0 §6)."""
+    return scorer.score({}, doc.schema, doc.label, version=version, options=options,
+                        file=doc.schema_file)
+
+
+def _to_dict_v1(score: Any) -> Any:
+    return score.to_dict()
+
+
+def _to_dict_v2(score: Any) -> Any:
+    return score.to_dict(verdicts=True)
+
+
+@dataclass(frozen=True)
+class VersionRules:
+    """What differs by version in a run: the two result rules and how scores are stored."""
+
+    parse_failure: Callable[[Document, str, Any], Any]
+    missing: Callable[[Document, str, Any], Any]
+    score_type: str  # name of the scorer class with ``from_dict``
+    to_dict: Callable[[Any], Any]
+
+
+RULES: dict[str, VersionRules] = {
+    "1.0": VersionRules(_parse_failure_v1, _missing_v1, "DocScoreV1", _to_dict_v1),
+    "2.0": VersionRules(_parse_failure_v2, _missing_v2, "DocScore", _to_dict_v2),
+}
+
+
+def matching_name(version: str) -> str:
+    """How array items are paired under ``version`` (``scorer.MATCHING``)."""
+    matching = getattr(scorer, "MATCHING", None)
+    if isinstance(matching, Mapping):
+        return str(matching[version])
+    if isinstance(matching, str):
+        return matching
+    return "greedy" if version == "1.0" else "optimal"
+
+
+def score_cell(doc: Document, raw: RawResult, version: str, options: Any) -> Cell:
+    """Score one (system, document); never raises for a bad result.
+
+    Raises ``scorer.ScoringError`` for a schema or label the metric cannot score.
+    """
+    rules = RULES[version]
+    read = read_result(raw)
+    if read.status == "missing":
+        return Cell("missing", rules.missing(doc, version, options), read.warnings)
+    if read.status == "parse_failure":
+        return Cell("parse_failure", rules.parse_failure(doc, version, options), read.warnings)
+    score = scorer.score(read.data, doc.schema, doc.label, version=version, options=options,
+                         file=doc.schema_file)
+    return Cell("scored", score, read.warnings)
+
+
+def _cell_entry(cell: Cell, version: str) -> dict[str, Any]:
+    score = None if cell.score is None else RULES[version].to_dict(cell.score)
+    return {"status": cell.status, "warnings": list(cell.warnings), "score": score}
+
+
+def _cell_from_entry(entry: dict[str, Any], version: str) -> Cell:
+    score_type = getattr(scorer, RULES[version].score_type)
+    raw = entry["score"]
+    score = None if raw is None else score_type.from_dict(raw)
+    return Cell(entry["status"], score, tuple(entry["warnings"]))
+
+
+@dataclass(frozen=True)
+class _Job:
+    """What a worker needs, set once per process (fork shares it without pickling)."""
+
+    bench: Benchmark
+    docs: Mapping[str, Document]
+    version: str
+    options: Any
+    cache: Cache
+    keys: Mapping[tuple[str, str], str]
+
+
+_JOB: _Job | None = None
+
+
+def _init_worker(job: _Job | None) -> None:
+    global _JOB
+    _JOB = job
+
+
+def _work(pair: tuple[str, str]) -> Cell:
+    """Score one pair in a worker (or in the parent when serial) and cache it."""
+    job = _JOB
+    if job is None:  # pragma: no cover - set by _init_worker
+        raise RuntimeError("worker used before initialisation")
+    cell = score_cell(job.docs[pair[1]], job.bench.results[pair], job.version, job.options)
+    job.cache.put(job.keys[pair], _cell_entry(cell, job.version))
+    return cell
+
+
+def score_benchmark(
+    bench: Benchmark,
+    *,
+    version: str,
+    options: Any,
+    workers: int = 1,
+    cache: Cache | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> Run:
+    """Score every (system, document) of ``bench`` into a ``Run``.
+
+    Parameters
+    ----------
+    version : str
+        One of ``scorer.SCORING_VERSIONS``.
+    options : scorer.Options
+        Benchmark-wide scoring options.
+    workers : int, default=1
+        Processes to score with (>= 1); the output is identical for every value.
+    cache : Cache, optional
+        Per-document cache; cached cells are not rescored.
+    progress : callable(done, total), optional
+        Called in this process after each cell is ready.
+
+    Raises
+    ------
+    ValueError
+        If ``version`` is unknown or ``workers < 1``.
+    scorer.ScoringError
+        For a schema or label the metric cannot score (the first met, in id order
+        when serial).
+    """
+    if version not in RULES:
+        choices = ", ".join(repr(v) for v in scorer.SCORING_VERSIONS)
+        raise ValueError(f"version={version!r} is not one of {choices}")
+    if workers < 1:
+        raise ValueError(f"workers={workers} must be at least 1")
+    cache = cache or Cache(None)
+    digest, scorer_sha = options.digest(), scorer_digest()
+    pairs = [(s, d.id) for s in bench.systems for d in bench.documents]
+    docs = {d.id: d for d in bench.documents}
+    keys = {
+        (s, d): cache_key(
+            schema_sha256=docs[d].schema_sha256, label_sha256=docs[d].label_sha256,
+            result_sha256=bench.results[(s, d)].sha256, version=version,
+            options_digest=digest, scorer_sha256=scorer_sha,
+        )
+        for s, d in pairs
+    }
+    cells: dict[tuple[str, str], Cell] = {}
+    todo: list[tuple[str, str]] = []
+    for pair in pairs:
+        entry = cache.get(keys[pair])
+        if entry is None:
+            todo.append(pair)
+        else:
+            cells[pair] = _cell_from_entry(entry, version)
+    done, total = len(cells), len(pairs)
+    if progress:
+        progress(done, total)
+    job = _Job(bench, docs, version, options, cache, keys)
+    for pair, cell in zip(todo, _map(job, todo, workers), strict=True):
+        cells[pair] = cell
+        done += 1
+        if progress:
+            progress(done, total)
+    ordered = {pair: cells[pair] for pair in pairs}
+    return Run(
+        version=version,
+        options=options,
+        documents=bench.ids(),
+        systems=bench.systems,
+        cells=MappingProxyType(ordered),
+        metadata=bench.metadata,
+        digests=MappingProxyType(bench.digests),
+        signature=run_signature(bench, version, options),
+    )
+
+
+def _map(job: _Job, todo: list[tuple[str, str]], workers: int) -> Iterator[Cell]:
+    """Cells of ``todo`` in order, scored serially or by ``workers`` processes."""
+    if workers == 1 or len(todo) < 2:
+        _init_worker(job)
+        try:
+            yield from map(_work, todo)
+        finally:
+            _init_worker(None)
+        return
+    methods = multiprocessing.get_all_start_methods()
+    context = multiprocessing.get_context("fork" if "fork" in methods else None)
+    chunk = max(1, min(64, len(todo) // (workers * 8)))
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
+                             initargs=(job,)) as pool:
+        yield from pool.map(_work, todo, chunksize=chunk)
+
+
+def run_signature(bench: Benchmark, version: str, options: Any) -> str:
+    """The signature line of a run (default bootstrap settings)."""
+    digests = bench.digests
+    schemas = {p: h for p, h in digests.items() if p in {d.schema_file for d in bench.documents}}
+    labels = {p: h for p, h in digests.items() if p not in schemas}
+    return format_signature(
+        version=version, matching=matching_name(version), options_digest=options.digest(),
+        schemas=set_digest(schemas), labels=set_digest(labels), tool=__version__,
+    )
