@@ -34,16 +34,31 @@ leaf; arrays; document (version 2.0); version 1.0, frozen; entry point; folder +
 from __future__ import annotations
 
 import argparse
+import dataclasses
+import hashlib
 import json
 import math
 import re
 import statistics
 import sys
+import unicodedata
+from collections import deque
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from decimal import ROUND_HALF_EVEN, Decimal, localcontext
 from pathlib import Path
 from typing import Any, NoReturn
 
 import numpy as np
+import regex
+from rapidfuzz.distance import Indel
+from referencing import Registry
+from referencing.exceptions import Unresolvable
+from referencing.jsonschema import DRAFT202012
+from scipy.optimize import linear_sum_assignment
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
 # =====================================================================================
 # 2. Vocabulary and types
@@ -72,10 +87,1346 @@ class ScoringError(ValueError):
         return f"{self.file}#{self.pointer}: {self.reason}"
 
 
+#: Verdict kind -> its (tp, fp, fn) contribution (spec 2.0 §4). ``correct_absence`` (both
+#: sides empty) is reported only and never scored.
+VERDICT_KINDS: dict[str, tuple[int, int, int]] = {
+    "correct": (1, 0, 0),
+    "wrong_value": (0, 1, 1),
+    "type_error": (0, 1, 1),
+    "missing": (0, 0, 1),
+    "hallucinated": (0, 1, 0),
+    "extra_item": (0, 1, 0),
+    "parse_failure": (0, 0, 1),
+    "correct_absence": (0, 0, 0),
+}
+#: How each version pairs array items.
+MATCHING: dict[str, str] = {"1.0": "greedy", "2.0": "optimal"}
+#: The ``compare`` values an ``x-leafscore`` option may name (spec 2.0 §2).
+COMPARE_MODES: tuple[str, ...] = ("exact", "text", "number", "date", "boolean", "fuzzy", "ignore")
+#: Date formats tried after ISO 8601 when a field sets none (spec 2.0 §3), in order.
+DEFAULT_DATE_FORMATS: tuple[str, ...] = (
+    "%Y-%m-%d", "%m/%d/%Y", "%d.%m.%Y", "%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%Y/%m/%d",
+)  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The fate of one leaf address in one document (version 2.0).
+
+    ``address`` is the concrete place (``lines[3].qty``: label item 3; a result item paired
+    with no label item is written ``lines[r5].qty``), ``field`` the path per-field counts
+    group by (``lines[].qty``), ``kind`` a key of :data:`VERDICT_KINDS`. ``label`` and
+    ``result`` are the raw JSON values as read (``None`` when absent); ``label_canon`` and
+    ``result_canon`` are what the comparison saw, as JSON values: text as its canonical
+    string, numbers as a plain decimal string (``"1240"``), dates as ISO text (an unreadable
+    date as ``"~"`` + its text canon), booleans as booleans, exact values as canonical JSON
+    text; ``None`` for an empty or unreadable side.
+    """
+
+    address: str
+    field: str
+    kind: str
+    label: Any
+    result: Any
+    label_canon: Any
+    result_canon: Any
+
+    def to_dict(self) -> dict[str, Any]:
+        """The verdict as a flat JSON object with the seven field names as keys."""
+        return {name: getattr(self, name) for name in self.__slots__}
+
+
+@dataclass(frozen=True)
+class FieldCounts:
+    """Counts of one field path summed over its verdicts: ``tp``, ``fp``, ``fn`` >= 0.
+
+    ``precision`` = tp / (tp + fp), ``recall`` = tp / (tp + fn) and ``f1`` =
+    2 tp / (2 tp + fp + fn) (the harmonic mean written in counts, so it is defined
+    whenever any count is non-zero); each is ``None`` when its denominator is 0
+    (spec 2.0 §4: "0/0 is reported as none, never as 0 or 1").
+    """
+
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+
+    @property
+    def precision(self) -> float | None:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else None
+
+    @property
+    def recall(self) -> float | None:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else None
+
+    @property
+    def f1(self) -> float | None:
+        denominator = 2 * self.tp + self.fp + self.fn
+        return 2 * self.tp / denominator if denominator else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"tp", "fp", "fn", "precision", "recall", "f1"}``; undefined ratios are None."""
+        return {
+            "tp": self.tp, "fp": self.fp, "fn": self.fn,
+            "precision": self.precision, "recall": self.recall, "f1": self.f1,
+        }  # fmt: skip
+
+
+def _option_number(name: str, value: Any, low: float, high: float) -> float:
+    """A finite number in [low, high] for option ``name``, else ValueError."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"x-leafscore option {name!r} must be a number, not {value!r}")
+    if not (math.isfinite(value) and low <= value <= high):
+        raise ValueError(f"x-leafscore option {name!r}={value!r} is outside [{low}, {high}]")
+    return float(value)
+
+
+@dataclass(frozen=True)
+class Options:
+    """Per-field scoring options: the ``x-leafscore`` keys (spec 2.0 §2), all optional.
+
+    An instance holds benchmark-wide defaults; schema nodes refine it with
+    :meth:`merged` (inherited by descendants, nearest node winning, option by option).
+
+    ``compare``: one of :data:`COMPARE_MODES`, or None to take the comparator from the
+    schema type. ``abs_tol`` >= 0 and ``rel_tol`` in [0, 1]: number tolerances,
+    ``|a - b| <= max(abs_tol, rel_tol * max(|a|, |b|))``. ``threshold`` in [0, 1]: fuzzy
+    similarity needed (rapidfuzz normalized Indel similarity). ``decimal_separator``:
+    ``"."`` or ``","``. ``date_formats``: ``strptime`` formats replacing
+    :data:`DEFAULT_DATE_FORMATS` (ISO 8601 is always tried first). ``ordered``: compare
+    array items by position.
+    """
+
+    compare: str | None = None
+    abs_tol: float = 0.0
+    rel_tol: float = 0.0
+    threshold: float = 0.9
+    decimal_separator: str = "."
+    date_formats: tuple[str, ...] | None = None
+    ordered: bool = False
+
+    @classmethod
+    def from_mapping(cls, mapping: Mapping[str, Any] | None) -> Options:
+        """Options from a mapping such as ``{"abs_tol": 0.01}``; ValueError naming bad keys."""
+        return cls().merged(mapping)
+
+    def merged(self, mapping: Mapping[str, Any] | None) -> Options:
+        """A copy with ``mapping``'s options set. Raises ValueError naming an unknown key
+        or a bad value (the message quotes the value and, for choices, the choices)."""
+        if not mapping:
+            return self
+        if not isinstance(mapping, Mapping):
+            raise ValueError(f"x-leafscore must be an object, not {mapping!r}")
+        known = {f.name for f in dataclasses.fields(self)}
+        unknown = sorted(set(mapping) - known)
+        if unknown:
+            raise ValueError(
+                f"unknown x-leafscore option(s) {', '.join(map(repr, unknown))}; "
+                f"known: {', '.join(sorted(known))}"
+            )
+        changes: dict[str, Any] = {}
+        for name, value in mapping.items():
+            if name == "compare":
+                if value is not None and value not in COMPARE_MODES:
+                    choices = ", ".join(map(repr, COMPARE_MODES))
+                    raise ValueError(f"compare={value!r} is not one of {choices}")
+            elif name in ("abs_tol", "rel_tol", "threshold"):
+                value = _option_number(name, value, 0.0, math.inf if name == "abs_tol" else 1.0)
+            elif name == "decimal_separator":
+                if value not in (".", ","):
+                    raise ValueError(f"decimal_separator={value!r} is not one of '.', ','")
+            elif name == "date_formats":
+                if value is not None:
+                    if isinstance(value, str) or not isinstance(value, list | tuple):
+                        raise ValueError(f"date_formats={value!r} must be a list of strings")
+                    if not all(isinstance(f, str) and f for f in value):
+                        raise ValueError(f"date_formats={value!r} must be a list of strings")
+                    value = tuple(value)
+            elif name == "ordered" and not isinstance(value, bool):
+                raise ValueError(f"ordered={value!r} must be true or false")
+            changes[name] = value
+        return dataclasses.replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every option with its resolved value, as JSON (``date_formats`` as a list)."""
+        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        if out["date_formats"] is not None:
+            out["date_formats"] = list(out["date_formats"])
+        return out
+
+    def digest(self) -> str:
+        """First 8 hex digits of the sha256 of :meth:`to_dict` as canonical JSON
+        (sorted keys, no spaces): the ``opts:`` part of a signature."""
+        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
+
+
+@dataclass(frozen=True)
+class DocScore:
+    """The version-2.0 score of one document, derived entirely from its verdicts.
+
+    ``value``: accuracy in [0, 1] = correct / scored verdicts (1.0 when nothing is scored,
+    0.0 for a parse failure). ``counts``: every key of :data:`VERDICT_KINDS`, zeros
+    included. ``fields``: field path -> :class:`FieldCounts`, sorted by path, for fields
+    with at least one scored verdict. ``exact``: False only if an approximation was used
+    (never, in this implementation).
+    """
+
+    version: str
+    value: float
+    verdicts: tuple[Verdict, ...]
+    counts: dict[str, int]
+    fields: dict[str, FieldCounts]
+    exact: bool = True
+
+    @classmethod
+    def from_verdicts(
+        cls, verdicts: Sequence[Verdict], *, version: str = "2.0", exact: bool = True
+    ) -> DocScore:
+        """Counts, fields and accuracy from ``verdicts``: the only place they are summed.
+
+        A document holding a ``parse_failure`` verdict, or no scorable leaf at all but
+        marked failed by the caller via :func:`score_parse_failure`, scores 0.0.
+        """
+        counts = dict.fromkeys(VERDICT_KINDS, 0)
+        sums: dict[str, list[int]] = {}
+        for verdict in verdicts:
+            counts[verdict.kind] += 1
+            if verdict.kind != "correct_absence":
+                tp, fp, fn = VERDICT_KINDS[verdict.kind]
+                total = sums.setdefault(verdict.field, [0, 0, 0])
+                total[0] += tp
+                total[1] += fp
+                total[2] += fn
+        scored = len(verdicts) - counts["correct_absence"]
+        value = counts["correct"] / scored if scored else 1.0
+        fields = {path: FieldCounts(*sums[path]) for path in sorted(sums)}
+        return cls(version, value, tuple(verdicts), counts, fields, exact)
+
+    def to_dict(self, verdicts: bool = False) -> dict[str, Any]:
+        """JSON form: keys ``version``, ``accuracy``, ``counts``, ``fields`` (each field as
+        :meth:`FieldCounts.to_dict`), ``verdicts`` when asked, and ``exact`` only when it
+        is False."""
+        out: dict[str, Any] = {
+            "version": self.version,
+            "accuracy": self.value,
+            "counts": dict(self.counts),
+            "fields": {path: counts.to_dict() for path, counts in self.fields.items()},
+        }
+        if not self.exact:
+            out["exact"] = False
+        if verdicts:
+            out["verdicts"] = [verdict.to_dict() for verdict in self.verdicts]
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> DocScore:
+        """Inverse of ``to_dict(verdicts=True)`` (for caches). KeyError if a key is missing."""
+        fields = {
+            path: FieldCounts(c["tp"], c["fp"], c["fn"]) for path, c in data["fields"].items()
+        }
+        return cls(
+            version=data["version"],
+            value=data["accuracy"],
+            verdicts=tuple(Verdict(**v) for v in data.get("verdicts", ())),
+            counts=dict(data["counts"]),
+            fields=fields,
+            exact=data.get("exact", True),
+        )
+
+
 # =====================================================================================
 # 3-7. Version 2.0: canonical values, schema walk, one leaf, arrays, document
 # =====================================================================================
 # <<v2.0 sections: owned by the version-2.0 work>>
+
+# ----- 3. Canonical values -----------------------------------------------------------
+# One function per type. Each returns the canonical value, or None when the value cannot
+# be read as that type. Every comparison, pair weight and index key uses these.
+
+
+def is_empty(value: Any) -> bool:
+    """True when ``value`` states nothing (spec 2.0 §3): ``None``, ``""``, whitespace-only
+    text, ``[]``, ``{}``, or a container whose members are all empty.
+
+    Iterative, so any nesting depth is safe. Numbers and booleans are never empty, and
+    placeholder words such as ``"N/A"`` are values.
+    """
+    if value is None:
+        return True
+    if isinstance(value, str):
+        return not value.strip()
+    if not isinstance(value, dict | list | tuple):
+        return False
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if item is None:
+            continue
+        if isinstance(item, str):
+            if item.strip():
+                return False
+        elif isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        else:
+            return False
+    return True
+
+
+def _plain_decimal(number: Decimal) -> str:
+    """Shortest plain decimal text of a finite Decimal: ``Decimal("12.0")`` -> ``"12"``,
+    ``-0`` -> ``"0"``. Exponents beyond 40 digits are written ``1.5E+99`` instead."""
+    sign, digits, exponent = number.as_tuple()
+    digits = list(digits)
+    while len(digits) > 1 and digits[-1] == 0:
+        digits.pop()
+        exponent += 1
+    if digits == [0]:
+        return "0"
+    text = "".join(map(str, digits))
+    minus = "-" if sign else ""
+    if -40 <= exponent <= 40 and len(digits) + exponent <= 60:
+        if exponent >= 0:
+            return minus + text + "0" * exponent
+        point = len(text) + exponent
+        if point > 0:
+            return f"{minus}{text[:point]}.{text[point:]}"
+        return f"{minus}0.{'0' * -point}{text}"
+    adjusted = len(digits) + exponent - 1
+    mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
+    return f"{minus}{mantissa}E{adjusted:+d}"
+
+
+def _json_decimal(value: Any) -> Decimal | None:
+    """A JSON number (int, float or Decimal; never a bool) as an exact Decimal, read from
+    its shortest written form (``0.1`` -> ``Decimal("0.1")``); None for NaN/Infinity."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return Decimal(value)
+    if isinstance(value, float):
+        return Decimal(repr(value)) if math.isfinite(value) else None
+    if isinstance(value, Decimal):
+        return value if value.is_finite() else None
+    return None
+
+
+_CF = regex.compile(r"[\p{Cf}\uFE00-\uFE0F\U000E0100-\U000E01EF]")
+_DASH = regex.compile(r"[\p{Pd}\u2212]")
+_QUOTES = str.maketrans(
+    {"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
+     "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"',
+     "\u2044": "/", "\u2215": "/"}
+)  # fmt: skip
+_SPACE = regex.compile(r"[\s\p{Z}]+")
+_SIGN = regex.compile(r"[+-](?=\p{Nd})")
+_TEXT_DROP = regex.compile(r"(?!(?<=\p{Nd})[.,/:](?=\p{Nd}))[\p{P}\p{S}]")
+
+
+def _text_fold(text: str) -> str:
+    """The first five text steps: strip, NFKC, casefold, drop ``\\p{Cf}`` and variation
+    selectors, fold fraction slashes, dashes, minus and curly quotes to ASCII."""
+    text = unicodedata.normalize("NFKC", text.strip()).casefold()
+    text = _CF.sub("", text)
+    return _DASH.sub("-", text.translate(_QUOTES)).strip()
+
+
+def canon_text(value: Any) -> str:
+    """Canonical text of a scalar (spec 2.0 §3 text, and §7 "Text canon, in order").
+
+    Numbers read as their shortest exact decimal (``12.0`` -> ``"12"``), booleans as
+    ``"true"``/``"false"``. After :func:`_text_fold`, a leading sign directly before a
+    digit is kept, whitespace is deleted, then every ``\\p{P}``/``\\p{S}`` character except
+    ``. , / :`` standing between two ``\\p{Nd}`` digits. If nothing is left from a
+    non-empty value, the folded text without whitespace is the value, so ``"-"`` and
+    ``"—"`` are equal and not empty. Examples: ``"Acme, Inc."`` -> ``"acmeinc"``,
+    ``"-98.2"`` -> ``"-98.2"``, ``"1 / 2"`` -> ``"1/2"``.
+    """
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if not isinstance(value, str):
+        number = _json_decimal(value)
+        return _plain_decimal(number) if number is not None else str(value).casefold()
+    folded = _text_fold(value)
+    sign = _SIGN.match(folded)
+    body = folded[1:] if sign else folded
+    canon = _TEXT_DROP.sub("", _SPACE.sub("", body))
+    if canon:
+        return folded[0] + canon if sign else canon
+    return _SPACE.sub("", folded)
+
+
+_ISO_4217_CODES = (
+    """AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND BOB BRL BSD
+    BTN BWP BYN BZD CAD CDF CHF CLP CNY COP CRC CUC CUP CVE CZK DJF DKK DOP DZD EGP ERN ETB
+    EUR FJD FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD HNL HRK HTG HUF IDR ILS INR IQD IRR ISK
+    JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD
+    MMK MNT MOP MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR
+    PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL SOS SRD SSP STN SVC SYP
+    SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD UYU UZS VES VND VUV WST XAF XCD XOF
+    XPF YER ZAR ZMW ZWL"""
+)
+_ISO_4217 = frozenset(_ISO_4217_CODES.split())
+_CURRENCY_FRONT = regex.compile(r"(?:\p{Sc}|[a-z]{3}(?![a-z]))\s*", regex.IGNORECASE)
+_CURRENCY_BACK = regex.compile(r"\s*(?:\p{Sc}|(?<![a-z])[a-z]{3})$", regex.IGNORECASE)
+_MANTISSA = regex.compile(r"([0-9., '_]*[0-9][0-9., '_]*|[0-9]*\.[0-9]+)(?:[eE]([+-]?[0-9]+))?")
+_WESTERN = regex.compile(r"[0-9]{1,3}(?:G[0-9]{3})+")
+_INDIAN = regex.compile(r"[0-9]{1,2}(?:G[0-9]{2})*G[0-9]{3}")
+_Q6 = Decimal("0.000001")
+
+
+def _strip_currency(text: str, pattern: regex.Pattern, front: bool) -> tuple[str, bool]:
+    """``text`` without one currency marker at its front or back, and whether one was there."""
+    match = pattern.match(text) if front else pattern.search(text)
+    if not match:
+        return text, False
+    code = match.group().strip()
+    if code.isalpha() and code.upper() not in _ISO_4217:
+        return text, False
+    return (text[match.end() :] if front else text[: match.start()]), True
+
+
+def _read_number_text(text: str, decimal_separator: str) -> Decimal | None:
+    """The exact value of a numeric string (spec 2.0 §3 number and §7), or None."""
+    text = _DASH.sub("-", unicodedata.normalize("NFKC", text)).strip()
+    negative, signs, currencies = False, 0, 0
+    if text.startswith("(") and text.endswith(")"):
+        negative, signs, text = True, 1, text[1:-1].strip()
+    if text.endswith("%"):
+        text = text[:-1].strip()
+    for _ in range(3):  # sign and currency before the number, in either order
+        if text[:1] in ("+", "-"):
+            negative, signs, text = negative or text[0] == "-", signs + 1, text[1:].lstrip()
+            continue
+        text, found = _strip_currency(text, _CURRENCY_FRONT, front=True)
+        if not found:
+            break
+        currencies += 1
+    for _ in range(3):  # trailing sign and currency after the number
+        if text.endswith("-"):
+            negative, signs, text = True, signs + 1, text[:-1].rstrip()
+            continue
+        text, found = _strip_currency(text, _CURRENCY_BACK, front=False)
+        if not found:
+            break
+        currencies += 1
+    if text.endswith("%"):
+        text = text[:-1].strip()
+    match = _MANTISSA.fullmatch(text)
+    if signs > 1 or currencies > 1 or not match:
+        return None
+    mantissa, exponent = match.group(1), match.group(2)
+    marks = {ch for ch in mantissa if not ch.isdigit()}
+    decimal = None
+    if "." in marks and "," in marks:
+        decimal = "." if mantissa.rfind(".") > mantissa.rfind(",") else ","
+    elif decimal_separator in marks and mantissa.count(decimal_separator) == 1:
+        decimal = decimal_separator
+    elif "." in marks and mantissa.count(".") == 1 and mantissa.startswith("."):
+        decimal = "."  # ".5": a missing integer part
+    if decimal is not None:
+        if mantissa.count(decimal) != 1:
+            return None
+        whole, fraction = mantissa.split(decimal)
+        marks.discard(decimal)
+    else:
+        whole, fraction = mantissa, ""
+    if len(marks) > 1 or (fraction and not fraction.isdigit()):
+        return None
+    if marks:
+        grouped = whole.replace(marks.pop(), "G")
+        if not (_WESTERN.fullmatch(grouped) or _INDIAN.fullmatch(grouped)):
+            return None
+        whole = grouped.replace("G", "")
+    if (whole and not whole.isdigit()) or not (whole or fraction):
+        return None
+    if exponent is not None and len(exponent.lstrip("+-")) > 9:
+        return None
+    number = Decimal(f"{whole or '0'}.{fraction or '0'}e{exponent or 0}")
+    return -number if negative else number
+
+
+def canon_number(value: Any, decimal_separator: str = ".") -> Decimal | None:
+    """The canonical value of a number field: an exact Decimal rounded half-even to 6
+    places (spec 2.0 §3), or None when ``value`` is not a number.
+
+    ``value``: a JSON number (never a bool; NaN and Infinity are None) or a numeric
+    string: surrounding whitespace, one currency (``\\p{Sc}`` or ISO 4217 code, before or
+    after), a trailing ``%`` (value unchanged), grouping by ``,`` ``.`` space ``'`` ``_``
+    (groups of exactly 3 digits, or Indian 2-digit groups before the last 3), at most one
+    sign marker (``-5``, ``5-``, ``(5)``, ``$-5``), ``.5``, exponents. With both ``,`` and
+    ``.`` the last is the decimal mark; with one kind, it is the decimal mark only when it
+    is ``decimal_separator`` and appears once. ``"1,240.00"`` -> ``Decimal("1240.00")``.
+    """
+    if isinstance(value, str):
+        number = _read_number_text(value, decimal_separator)
+    else:
+        number = _json_decimal(value)
+    if number is None:
+        return None
+    if number.as_tuple().exponent >= -6:
+        return number
+    with localcontext() as context:
+        context.prec = max(28, number.adjusted() + 8)
+        context.rounding = ROUND_HALF_EVEN
+        return number.quantize(_Q6)
+
+
+def canon_boolean(value: Any) -> bool | None:
+    """``true``/``false``, or the strings ``"true"``/``"false"`` in any case with
+    surrounding whitespace; None for anything else (numbers included: ``1`` is not true)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        return {"true": True, "false": False}.get(value.strip().casefold())
+    return None
+
+
+_ISO_DATE = regex.compile(
+    r"(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?"
+    r"\s*(?:z|[+-]\d{2}(?::?\d{2})?)?",
+    regex.IGNORECASE,
+)
+
+
+def _iso_datetime(moment: datetime) -> str:
+    """``YYYY-MM-DD`` at midnight, else ``YYYY-MM-DDTHH:MM:SS`` (+ ``.ffffff`` if any)."""
+    if moment.time() == datetime.min.time():
+        return moment.date().isoformat()
+    return moment.isoformat(timespec="microseconds" if moment.microsecond else "seconds")
+
+
+def canon_date(value: Any, formats: Sequence[str] | None = None) -> str | None:
+    """The ISO form of a date string, or None when no format reads it (spec 2.0 §3, §7).
+
+    ISO 8601 (``YYYY-MM-DD``, optional ``T``/space time, seconds default to 0, an offset
+    ignored: the time is taken as written) is tried first, then ``formats`` (default
+    :data:`DEFAULT_DATE_FORMATS`) in order with ``datetime.strptime``, which matches
+    case-insensitively and accepts unpadded numbers. A midnight timestamp equals its date:
+    ``"2024-03-31T00:00:00Z"`` -> ``"2024-03-31"``; ``"March 31, 2024"`` -> the same.
+    """
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    match = _ISO_DATE.fullmatch(text)
+    if match:
+        year, month, day, hour, minute, second, fraction = match.groups()
+        micro = int((fraction or "0")[:6].ljust(6, "0"))
+        try:
+            parts = (int(hour or 0), int(minute or 0), int(second or 0), micro)
+            return _iso_datetime(datetime(int(year), int(month), int(day), *parts))
+        except ValueError:
+            return None
+    for fmt in DEFAULT_DATE_FORMATS if formats is None else formats:
+        try:
+            return _iso_datetime(datetime.strptime(text, fmt))
+        except ValueError:
+            continue
+    return None
+
+
+def canon_exact(value: Any) -> str:
+    """Canonical JSON text of any value, for ``exact`` comparison (spec 2.0 §3, §7).
+
+    Equal by JSON type and value: ``1`` and ``1.0`` give ``"1"``, ``true`` gives
+    ``"true"``, strings are quoted unchanged, object keys sorted. Iterative, so any depth
+    is safe.
+    """
+    out: list[str] = []
+    stack: list[Any] = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, _Raw):
+            out.append(item)
+        elif item is None or isinstance(item, bool):
+            out.append(json.dumps(item))
+        elif isinstance(item, str):
+            out.append(json.dumps(item, ensure_ascii=False))
+        elif isinstance(item, dict):
+            stack.append(_Raw("}"))
+            for position, key in enumerate(sorted(item, key=str, reverse=True)):
+                stack.append(item[key])
+                comma = "," if position < len(item) - 1 else ""
+                stack.append(_Raw(comma + json.dumps(str(key), ensure_ascii=False) + ":"))
+            stack.append(_Raw("{"))
+        elif isinstance(item, list | tuple):
+            stack.append(_Raw("]"))
+            for position in range(len(item) - 1, -1, -1):
+                stack.append(item[position])
+                if position:
+                    stack.append(_Raw(","))
+            stack.append(_Raw("["))
+        else:
+            number = _json_decimal(item)
+            out.append(_plain_decimal(number) if number is not None else repr(item))
+    return "".join(out)
+
+
+class _Raw(str):
+    """A piece of output text on :func:`canon_exact`'s stack (not a value to encode)."""
+
+    __slots__ = ()
+
+
+def fuzzy_similarity(a: str, b: str) -> float:
+    """rapidfuzz's normalized Indel similarity of two canonical texts, in [0, 1]."""
+    return Indel.normalized_similarity(a, b)
+
+
+# ----- 4. Schema walk ----------------------------------------------------------------
+# The schema compiles once into a tree of nodes: objects, arrays, leaves, ignored
+# subtrees. $ref goes through `referencing`; allOf/anyOf/oneOf/type lists are flattened.
+
+
+@dataclass(frozen=True, slots=True)
+class Leaf:
+    """A scored scalar field. ``compare``: a :data:`COMPARE_MODES` comparator other than
+    ignore, or ``"mix"`` (compared by the JSON kind of the label value, or of the result
+    when the label is empty); ``dated``: a mix whose string values are dates."""
+
+    compare: str
+    options: Options
+    dated: bool = False
+
+    @property
+    def tolerant(self) -> bool:
+        return self.options.abs_tol > 0 or self.options.rel_tol > 0
+
+
+@dataclass(eq=False, slots=True)
+class ObjectNode:
+    """An object: fixed ``properties`` (name -> node), or an open map when ``properties``
+    is None, whose every key is scored with the node ``values``."""
+
+    properties: dict[str, Any] | None
+    values: Any = None
+
+
+@dataclass(eq=False, slots=True)
+class ArrayNode:
+    """An array whose items follow ``items``; ``ordered`` pairs them by position."""
+
+    items: Any
+    ordered: bool = False
+
+
+class _Ignored:
+    """The node of a subtree under ``"compare": "ignore"``: no verdicts at all."""
+
+    __slots__ = ()
+
+
+IGNORED = _Ignored()
+_MAX_SCHEMA_DEPTH = 200
+_STRUCTURE = ("$ref", "allOf", "anyOf", "oneOf")
+
+
+def _merge_schema(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
+    """``base`` overlaid by ``top``: keywords replaced, ``properties`` united and
+    ``x-leafscore`` merged option by option, ``top`` winning in both."""
+    out = dict(base)
+    for key, value in top.items():
+        if key in ("properties", "x-leafscore") and isinstance(value, Mapping):
+            previous = out.get(key)
+            out[key] = {**(previous if isinstance(previous, Mapping) else {}), **value}
+        else:
+            out[key] = value
+    return out
+
+
+def _types(schema: Mapping[str, Any]) -> list[str] | None:
+    """The non-null types of a schema's ``type`` (a string or list), or None if unset."""
+    declared = schema.get("type")
+    if declared is None:
+        return None
+    listed = [declared] if isinstance(declared, str) else declared
+    return [t for t in listed if t != "null"]
+
+
+def _is_null_branch(schema: Mapping[str, Any]) -> bool:
+    return _types(schema) == [] or schema.get("enum") == [None] or schema.get("const", 0) is None
+
+
+def _is_object_branch(schema: Mapping[str, Any]) -> bool:
+    types = _types(schema)
+    return types == ["object"] or (types is None and "properties" in schema)
+
+
+class _Compiler:
+    """Compiles one schema into nodes. ``file`` names it in errors; ``defaults`` are the
+    benchmark-wide options every node inherits."""
+
+    def __init__(self, schema: Any, file: str, defaults: Options) -> None:
+        self.file, self.defaults, self.schema = file, defaults, schema
+        resource = DRAFT202012.create_resource(schema if isinstance(schema, dict) else {})
+        uri = "urn:leafscore:schema"
+        self.resolver = Registry().with_resource(uri, resource).resolver(base_uri=uri)
+        self.memo: dict[tuple[int, Options], Any] = {}
+
+    def error(self, pointer: str, reason: str) -> ScoringError:
+        return ScoringError(self.file, pointer, reason)
+
+    def flatten(self, schema: Any, pointer: str, refs: tuple[str, ...] = ()) -> dict[str, Any]:
+        """One schema node with ``$ref``, ``allOf``, ``anyOf``/``oneOf`` resolved into
+        plain keywords (spec 2.0 §2, §7 Schema). Raises ScoringError."""
+        if schema is True:
+            return {}
+        if schema is False:
+            return {"x-leafscore": {"compare": "ignore"}}
+        if not isinstance(schema, dict):
+            raise self.error(pointer, f"a schema must be an object or a boolean, not {schema!r}")
+        if len(refs) > _MAX_SCHEMA_DEPTH:
+            raise self.error(pointer, "schema nests $ref too deeply")
+        out: dict[str, Any] = {}
+        if "$ref" in schema:
+            ref = schema["$ref"]
+            where = f"{pointer}/$ref"
+            if not isinstance(ref, str):
+                raise self.error(where, f"$ref must be a string, not {ref!r}")
+            if ref in refs:
+                raise self.error(where, f"$ref {ref!r} refers to itself without structure")
+            try:
+                target = self.resolver.lookup(ref).contents
+            except Unresolvable as exc:
+                raise self.error(where, f"$ref {ref!r} cannot be resolved ({exc})") from None
+            out = self.flatten(target, ref.lstrip("#") or "/", (*refs, ref))
+        members = schema.get("allOf", [])
+        if not isinstance(members, list):
+            raise self.error(f"{pointer}/allOf", "allOf must be a list")
+        for position, member in enumerate(members):
+            out = _merge_schema(out, self.flatten(member, f"{pointer}/allOf/{position}", refs))
+        for keyword in ("anyOf", "oneOf"):
+            if keyword in schema:
+                out = _merge_schema(out, self.choose(schema[keyword], f"{pointer}/{keyword}", refs))
+        own = {k: v for k, v in schema.items() if k not in _STRUCTURE}
+        return _merge_schema(out, own)
+
+    def choose(self, branches: Any, pointer: str, refs: tuple[str, ...]) -> dict[str, Any]:
+        """An ``anyOf``/``oneOf`` as one schema: null branches make it nullable; one other
+        branch is that branch; several object branches merge their properties; any other
+        mix is one leaf compared by the label value's JSON kind."""
+        if not isinstance(branches, list) or not branches:
+            raise self.error(pointer, "anyOf/oneOf must be a non-empty list")
+        flat = [self.flatten(b, f"{pointer}/{i}", refs) for i, b in enumerate(branches)]
+        kept = [b for b in flat if not _is_null_branch(b)]
+        if not kept:
+            return {"type": "null"}
+        if len(kept) == 1:
+            return kept[0]
+        if all(_is_object_branch(b) for b in kept):
+            merged: dict[str, Any] = {}
+            for branch in kept:
+                merged = _merge_schema(merged, branch)
+            return merged
+        dated = any(b.get("format") in ("date", "date-time") for b in kept)
+        return {"type": ["string", "number"], "x-leafscore-mix": True, "x-leafscore-dated": dated}
+
+    def compile(self, schema: Any, pointer: str, inherited: Options, depth: int = 0) -> Any:
+        """The node for ``schema`` at ``pointer`` under ``inherited`` options. Cycles through
+        ``$ref`` reuse the node being built, so recursive schemas compile."""
+        key = (id(schema), inherited)
+        if key in self.memo:
+            return self.memo[key]
+        if depth > _MAX_SCHEMA_DEPTH:
+            raise self.error(pointer, f"schema nests deeper than {_MAX_SCHEMA_DEPTH} levels")
+        flat = self.flatten(schema, pointer)
+        try:
+            options = inherited.merged(flat.get("x-leafscore"))
+        except ValueError as exc:
+            raise self.error(f"{pointer}/x-leafscore", str(exc)) from None
+        if options.compare == "ignore":
+            return IGNORED
+        types = _types(flat)
+        if flat.get("x-leafscore-mix") or (types is not None and len(types) > 1):
+            return Leaf(options.compare or "mix", options, bool(flat.get("x-leafscore-dated")))
+        kind = types[0] if types else None
+        if kind == "object" or (kind is None and "properties" in flat):
+            node = self.memo[key] = ObjectNode(None)
+            properties = flat.get("properties")
+            if isinstance(properties, Mapping):
+                node.properties = {
+                    name: self.compile(sub, f"{pointer}/properties/{name}", options, depth + 1)
+                    for name, sub in properties.items()
+                }
+            else:
+                extra = flat.get("additionalProperties")
+                sub = extra if isinstance(extra, dict) else True
+                where = f"{pointer}/additionalProperties"
+                node.values = self.compile(sub, where, options, depth + 1)
+            return node
+        if kind == "array" or (kind is None and "items" in flat):
+            array = self.memo[key] = ArrayNode(None, options.ordered)
+            items = flat.get("items")
+            sub = items if isinstance(items, dict | bool) else True
+            array.items = self.compile(sub, f"{pointer}/items", options, depth + 1)
+            return array
+        return Leaf(self.leaf_compare(flat, kind, options, pointer), options)
+
+    def leaf_compare(self, flat: Mapping[str, Any], kind: str | None, options: Options,
+                     pointer: str) -> str:  # fmt: skip
+        """The comparator of a scalar node: its own or inherited ``compare``, else by type."""
+        if options.compare:
+            return options.compare
+        if kind == "string":
+            return "date" if flat.get("format") in ("date", "date-time") else "text"
+        if kind in ("number", "integer"):
+            return "number"
+        if kind == "boolean":
+            return "boolean"
+        if kind in (None, "null"):
+            choices = flat.get("enum", [flat["const"]] if "const" in flat else None)
+            if isinstance(choices, list) and choices:
+                return "text" if all(isinstance(c, str) for c in choices) else "exact"
+            return "mix"
+        raise self.error(f"{pointer}/type", f"unknown type {kind!r}")
+
+
+def compile_schema(schema: Any, *, options: Options | None = None, file: str = "") -> Any:
+    """The root node of ``schema`` (a JSON Schema as a dict) under benchmark-wide
+    ``options``. Raises ScoringError(file, pointer, reason) for an unusable schema: a
+    remote or unresolvable ``$ref``, a bad ``x-leafscore`` option, an unknown type."""
+    compiler = _Compiler(schema, file, options or Options())
+    return compiler.compile(schema, "", compiler.defaults)
+
+
+# ----- 5. One leaf -------------------------------------------------------------------
+# A leaf's comparison runs under a *tag*: the comparator the label value is read with.
+# Label faults (a label unreadable as its type) fall back to "text"; a label container
+# at a scalar leaf is compared as exact JSON ("json").
+
+_SCORED_PAIR = frozenset({"correct", "wrong_value", "type_error"})
+
+
+def _kind_compare(leaf: Leaf, value: Any) -> str:
+    """For a ``mix`` leaf: the comparator the JSON kind of ``value`` calls for."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, str):
+        return "date" if leaf.dated else "text"
+    return "number" if _json_decimal(value) is not None else "text"
+
+
+def label_tag(leaf: Leaf, label: Any, canon: Callable[[Leaf, str, Any], Any] | None = None) -> str:
+    """The comparator a non-empty label value is read with at ``leaf`` (``canon``: a
+    cached :func:`canon_under`, or None for the plain one)."""
+    if isinstance(label, dict | list):
+        return "json"
+    tag = _kind_compare(leaf, label) if leaf.compare == "mix" else leaf.compare
+    if tag in ("number", "boolean") and (canon or canon_under)(leaf, tag, label) is None:
+        return "text"  # a label fault: compared as text on both sides (spec 2.0 §7)
+    return tag
+
+
+def canon_under(leaf: Leaf, tag: str, value: Any) -> Any:
+    """The canonical key of ``value`` under comparator ``tag`` at ``leaf``; None when it
+    cannot be read so (a type error on the result side). Keys are hashable and equal
+    keys mean equal values, except under tolerances and fuzzy thresholds."""
+    if tag == "json":
+        return canon_exact(value)
+    if isinstance(value, dict | list):
+        return None  # a container at a scalar leaf
+    if tag in ("text", "fuzzy"):
+        return canon_text(value)
+    if tag == "number":
+        return canon_number(value, leaf.options.decimal_separator)
+    if tag == "boolean":
+        return canon_boolean(value)
+    if tag == "date":
+        iso = canon_date(value, leaf.options.date_formats)
+        return iso if iso is not None else "~" + canon_text(value)
+    return canon_exact(value)
+
+
+def hashable_tag(leaf: Leaf, tag: str) -> bool:
+    """Whether equality under ``tag`` is key equality (so it may be indexed)."""
+    return not (tag == "fuzzy" or (tag == "number" and leaf.tolerant))
+
+
+def possible_tags(leaf: Leaf) -> tuple[str, ...]:
+    """Every tag a label value can put ``leaf`` under."""
+    if leaf.compare == "mix":
+        return ("text", "number", "boolean", "date", "json") if leaf.dated else (
+            "text", "number", "boolean", "json")  # fmt: skip
+    if leaf.compare in ("number", "boolean"):
+        return (leaf.compare, "text", "json")
+    return (leaf.compare, "json")
+
+
+def _equal(leaf: Leaf, tag: str, a: Any, b: Any) -> bool:
+    """The one equality of version 2.0, on canonical keys under ``tag``."""
+    if a == b:
+        return True
+    if tag == "number" and leaf.tolerant:
+        with localcontext() as context:
+            context.prec = 60
+            limit = max(Decimal(repr(leaf.options.abs_tol)),
+                        Decimal(repr(leaf.options.rel_tol)) * max(abs(a), abs(b)))  # fmt: skip
+            return abs(a - b) <= limit
+    if tag == "fuzzy":
+        return fuzzy_similarity(a, b) >= leaf.options.threshold
+    return False
+
+
+def _shown(key: Any) -> Any:
+    """A canonical key as JSON for a Verdict (Decimals as plain decimal text)."""
+    return _plain_decimal(key) if isinstance(key, Decimal) else key
+
+
+def compare(leaf: Leaf, label: Any, result: Any, address: str, field: str,
+            canon: Callable[[Leaf, str, Any], Any] = canon_under) -> Verdict:  # fmt: skip
+    """The verdict of one leaf address (spec 2.0 §4): the only place two values meet.
+
+    Both empty: ``correct_absence``; label only: ``missing``; result only:
+    ``hallucinated``; result unreadable under the label's comparator: ``type_error``;
+    otherwise ``correct`` or ``wrong_value`` by :func:`_equal`. ``canon`` is
+    :func:`canon_under` or a cached equivalent.
+    """
+    label_empty, result_empty = is_empty(label), is_empty(result)
+    if label_empty or result_empty:
+        kind = ("correct_absence" if result_empty else "hallucinated") if label_empty else "missing"
+        return Verdict(address, field, kind, label, result, None, None)
+    tag = label_tag(leaf, label, canon)
+    label_key = canon(leaf, tag, label)
+    result_key = canon(leaf, tag, result)
+    if result_key is None:
+        kind = "type_error"
+    else:
+        kind = "correct" if _equal(leaf, tag, label_key, result_key) else "wrong_value"
+    return Verdict(address, field, kind, label, result, _shown(label_key), _shown(result_key))
+
+
+def _fault(label: Any, result: Any, address: str, field: str) -> Verdict:
+    """A label of the wrong JSON kind at an object or array node: one exact-JSON leaf."""
+    return compare(_JSON_LEAF, label, result, address, field)
+
+
+_JSON_LEAF = Leaf("exact", Options())
+
+
+# ----- 6. Arrays -----------------------------------------------------------------------
+# Items are paired one-to-one, optimally: identical items first, then candidate pairs
+# from an inverted index on (field, canonical key), then an exact sparse assignment.
+
+_DENSE_LIMIT = 250_000  # cells up to which the dense solver is used (a speed choice only)
+
+
+def _solve(rows: int, cols: int, row: np.ndarray, col: np.ndarray, weight: np.ndarray,
+           ) -> list[tuple[int, int]]:  # fmt: skip
+    """A maximum-weight one-to-one matching of ``rows`` x ``cols`` items over the edges
+    (``row[k]``, ``col[k]``) of positive integer ``weight[k]``; items on no chosen edge
+    stay unpaired. Returns (row, col) pairs sorted by row.
+
+    Exact: scipy's ``linear_sum_assignment`` on the dense matrix when it is small, else
+    LAPJVsp (``scipy.sparse.csgraph.min_weight_full_bipartite_matching``) on cost
+    ``ceiling - weight`` with one private dummy column of cost ``ceiling`` per row, so a
+    full matching always exists and choosing a dummy means "unpaired". Deterministic for
+    a given input order.
+    """
+    if len(weight) == 0:
+        return []
+    if rows * cols <= _DENSE_LIMIT:
+        matrix = np.zeros((rows, cols))
+        matrix[row, col] = weight
+        chosen = zip(*linear_sum_assignment(matrix, maximize=True), strict=True)
+        return [(int(r), int(c)) for r, c in chosen if matrix[r, c] > 0]
+    ceiling = float(weight.max()) + 1.0
+    everyone = np.arange(rows)
+    graph = csr_matrix(
+        (np.concatenate([ceiling - weight.astype(np.float64), np.full(rows, ceiling)]),
+         (np.concatenate([row, everyone]), np.concatenate([col, cols + everyone]))),
+        shape=(rows, cols + rows),
+    )  # fmt: skip
+    matched_rows, matched_cols = min_weight_full_bipartite_matching(graph)
+    keep = matched_cols < cols
+    return list(zip(matched_rows[keep].tolist(), matched_cols[keep].tolist(), strict=True))
+
+
+class _Scorer:
+    """One document's pass: walks the compiled schema over label and result, appending
+    one Verdict per leaf address to ``out`` (sections 6 and 7)."""
+
+    MAX_DEPTH = 120  # data levels walked; deeper subtrees are one exact-JSON leaf
+
+    def __init__(self) -> None:
+        self.memo: dict[tuple, Any] = {}
+
+    def canon(self, leaf: Leaf, tag: str, value: Any) -> Any:
+        """:func:`canon_under`, remembered per (tag, leaf, JSON type, value) for this
+        document, so each distinct value is read once per comparator and field. Leaves
+        live as long as the compiled schema, which outlives this scorer."""
+        if isinstance(value, dict | list):
+            return canon_under(leaf, tag, value)
+        key = (tag, id(leaf), value.__class__, value)
+        found = self.memo.get(key, self)
+        if found is self:
+            found = self.memo[key] = canon_under(leaf, tag, value)
+        return found
+
+    def leaf_signature(self, leaf: Leaf, value: Any) -> str:
+        """``tag:canonical text`` of a non-empty scalar leaf value, remembered."""
+        if isinstance(value, dict | list):
+            return "json:" + canon_exact(value)
+        key = ("sig", id(leaf), value.__class__, value)
+        found = self.memo.get(key)
+        if found is None:
+            tag = label_tag(leaf, value, self.canon)
+            found = self.memo[key] = f"{tag}:{_shown(self.canon(leaf, tag, value))}"
+        return found
+
+    def walk(self, node: Any, label: Any, result: Any, address: str, field: str,
+             out: list[Verdict], depth: int = 0) -> None:  # fmt: skip
+        """Append the verdicts of ``node`` at ``address`` (label and result may be None)."""
+        if node is IGNORED:
+            return
+        if isinstance(node, Leaf):
+            out.append(compare(node, label, result, address, field, self.canon))
+            return
+        if depth > self.MAX_DEPTH:
+            out.append(_fault(label, result, address, field))
+            return
+        kind = dict if isinstance(node, ObjectNode) else list
+        if label is not None and not isinstance(label, kind) and not is_empty(label):
+            out.append(_fault(label, result, address, field))
+            return
+        if not isinstance(result, kind):
+            result = None  # the wrong JSON kind at a container node states nothing
+        if is_empty(label) and is_empty(result):
+            if address:
+                out.append(Verdict(address, field, "correct_absence", label, result, None, None))
+            return
+        if isinstance(node, ArrayNode):
+            self.walk_array(node, label or [], result or [], address, field, out, depth)
+            return
+        label, result = label or {}, result or {}
+        if node.properties is None:
+            pairs = [(k, node.values) for k in sorted(set(label) | set(result), key=str)]
+        else:
+            pairs = list(node.properties.items())
+        for name, child in pairs:
+            self.walk(child, label.get(name), result.get(name), _join(address, name),
+                      _join(field, name), out, depth + 1)  # fmt: skip
+
+    def unpaired(self, node: Any, value: Any, side: str, address: str, field: str,
+                 out: list[Verdict], depth: int) -> None:  # fmt: skip
+        """Verdicts of an item paired with nothing: each non-empty leaf of a label item is
+        ``missing``, of a result item ``extra_item``; empty leaves yield nothing."""
+        found: list[Verdict] = []
+        if side == "label":
+            self.walk(node, value, None, address, field, found, depth)
+        else:
+            self.walk(node, None, value, address, field, found, depth)
+        for verdict in found:
+            if verdict.kind == "correct_absence":
+                continue
+            if side == "result":
+                verdict = dataclasses.replace(verdict, kind="extra_item")
+            out.append(verdict)
+
+    def walk_array(self, node: ArrayNode, label: list, result: list, address: str,
+                   field: str, out: list[Verdict], depth: int) -> None:  # fmt: skip
+        """Pair the non-empty items of two arrays and append the verdicts of every pair and
+        of every unpaired item (spec 2.0 §5, §7 Pairing)."""
+        item = node.items
+        item_field = f"{field}[]"
+        wanted = {ObjectNode: dict, ArrayNode: list}.get(type(item))
+        left = [(i, v) for i, v in enumerate(label) if not is_empty(v)]
+        right = [(j, v) for j, v in enumerate(result)
+                 if not is_empty(v) and (wanted is None or isinstance(v, wanted))]  # fmt: skip
+        if node.ordered:
+            pairs = [(k, k, None) for k in range(min(len(left), len(right)))]
+        else:
+            pairs = self.match(item, left, right, address, item_field, depth)
+        paired_left, paired_right = set(), set()
+        for k_left, k_right, verdicts in pairs:
+            paired_left.add(k_left)
+            paired_right.add(k_right)
+            if verdicts is None:
+                verdicts = []
+                index, value = left[k_left]
+                self.walk(item, value, right[k_right][1], f"{address}[{index}]", item_field,
+                          verdicts, depth + 1)  # fmt: skip
+            out.extend(verdicts)
+        for k, (i, value) in enumerate(left):
+            if k not in paired_left:
+                self.unpaired(item, value, "label", f"{address}[{i}]", item_field, out, depth + 1)
+        for k, (j, value) in enumerate(right):
+            if k not in paired_right:
+                self.unpaired(item, value, "result", f"{address}[r{j}]", item_field, out, depth + 1)
+
+    # -- optimal matching ------------------------------------------------------------
+
+    def signature(self, node: Any, value: Any, depth: int = 0) -> str | None:
+        """Canonical content of ``value`` at ``node`` as text, None when it states nothing.
+        Two items with equal signatures score every leaf correct against each other, and
+        signatures order items for deterministic tie-breaking (spec 2.0 §7 Pairing)."""
+        if node is IGNORED or is_empty(value):
+            return None
+        if isinstance(node, Leaf):
+            return self.leaf_signature(node, value)
+        kind = dict if isinstance(node, ObjectNode) else list
+        if depth > self.MAX_DEPTH or not isinstance(value, kind):
+            return "json:" + canon_exact(value)
+        if isinstance(node, ArrayNode):
+            parts = [s for v in value if (s := self.signature(node.items, v, depth + 1))]
+            if not parts:
+                return None
+            return "[" + ",".join(parts if node.ordered else sorted(parts)) + "]"
+        if node.properties is None:
+            children = [(k, node.values) for k in sorted(value, key=str)]
+        else:
+            children = list(node.properties.items())
+        parts = [f"{json.dumps(name)}={s}" for name, child in children
+                 if (s := self.signature(child, value.get(name), depth + 1))]  # fmt: skip
+        return "{" + ",".join(parts) + "}" if parts else None
+
+    def match(self, item: Any, left: list, right: list, address: str, field: str, depth: int,
+              ) -> list[tuple[int, int, list[Verdict] | None]]:  # fmt: skip
+        """Optimal one-to-one pairs (left position, right position, verdicts or None) of two
+        lists of non-empty items given as (index in its array, value). Maximizes correct
+        leaves, then leaves present on both sides; a pair worth no correct leaf is never
+        made. Ties are broken by the order of the items' signatures, never by input order.
+        Verdicts computed while weighing a pair are returned with it (None: not yet walked).
+        """
+        sig_left = [self.signature(item, v, depth + 1) or "" for _, v in left]
+        sig_right = [self.signature(item, v, depth + 1) or "" for _, v in right]
+        order_left = sorted(range(len(left)), key=sig_left.__getitem__)
+        order_right = sorted(range(len(right)), key=sig_right.__getitem__)
+        pairs: list[tuple[int, int, list[Verdict] | None]] = []
+        waiting: dict[str, deque[int]] = {}
+        for k in order_left:
+            waiting.setdefault(sig_left[k], deque()).append(k)
+        rest_right = []
+        exact = _all_hashable(item)  # equal-by-key is transitive only without tolerances
+        for k in order_right:  # identical items first
+            bucket = waiting.get(sig_right[k])
+            if exact and bucket and sig_right[k]:
+                pairs.append((bucket.popleft(), k, None))
+            else:
+                rest_right.append(k)
+        taken = {p[0] for p in pairs}
+        rest_left = [k for k in order_left if k not in taken]
+        if not rest_left or not rest_right:
+            return pairs
+        values_left = [left[k][1] for k in rest_left]
+        values_right = [right[k][1] for k in rest_right]
+        flat = _flat_leaves(item)
+        if flat is not None:
+            chosen = self.match_flat(flat, values_left, values_right)
+            return pairs + [(rest_left[r], rest_right[c], None) for r, c in chosen]
+        found: dict[tuple[int, int], tuple[int, int, list[Verdict]]] = {}
+        for r, c in self.candidates(item, values_left, values_right):
+            verdicts: list[Verdict] = []
+            self.walk(item, values_left[r], values_right[c], f"{address}[{left[rest_left[r]][0]}]",
+                      field, verdicts, depth + 1)  # fmt: skip
+            correct = sum(v.kind == "correct" for v in verdicts)
+            if correct:
+                found[r, c] = (correct, sum(v.kind in _SCORED_PAIR for v in verdicts), verdicts)
+        if not found:
+            return pairs
+        most_present = max(present for _, present, _ in found.values())
+        ceiling = most_present * min(len(rest_left), len(rest_right)) + 1
+        edges = np.array(
+            [(r, c, hits * ceiling + both) for (r, c), (hits, both, _) in found.items()], np.int64
+        )
+        row, col, weight = edges.T
+        chosen = _solve(len(rest_left), len(rest_right), row, col, weight)
+        return pairs + [(rest_left[r], rest_right[c], found[r, c][2]) for r, c in chosen]
+
+    def candidates(self, item: Any, left: list, right: list) -> list[tuple[int, int]]:
+        """Pairs that can share a correct leaf: from an inverted index on (field path,
+        tag, canonical key) when every leaf below ``item`` is hashable, else all pairs."""
+        if not _all_hashable(item):
+            return [(r, c) for r in range(len(left)) for c in range(len(right))]
+        index: dict[tuple, list[int]] = {}
+        tags_seen: set[tuple[str, str]] = set()
+        for r, value in enumerate(left):
+            for path, leaf, v in _leaf_values(item, value, "", 0):
+                tag = label_tag(leaf, v, self.canon)
+                tags_seen.add((path, tag))
+                index.setdefault((path, tag, _shown(self.canon(leaf, tag, v))), []).append(r)
+        found: set[tuple[int, int]] = set()
+        for c, value in enumerate(right):
+            for path, leaf, v in _leaf_values(item, value, "", 0):
+                for tag in possible_tags(leaf):
+                    if (path, tag) in tags_seen:
+                        for r in index.get((path, tag, _shown(self.canon(leaf, tag, v))), ()):
+                            found.add((r, c))
+        return sorted(found)
+
+    def match_flat(self, flat: list[tuple[tuple[str, ...], Leaf]], left: list, right: list,
+                   ) -> list[tuple[int, int]]:  # fmt: skip
+        """:meth:`match` for object items whose leaves are all hashable and outside arrays:
+        pair weights come from sparse products of item-by-key incidence matrices (correct
+        leaves = shared keys) and bit masks (leaves present on both sides)."""
+        vocabulary: dict[tuple, int] = {}
+        tags_seen: list[set[str]] = [set() for _ in flat]
+        rows, cols, masks_left = [], [], []
+        for r, value in enumerate(left):
+            mask = 0
+            for bit, (path, leaf) in enumerate(flat):
+                v = _get_path(value, path)
+                if is_empty(v):
+                    continue
+                mask |= 1 << bit
+                tag = label_tag(leaf, v, self.canon)
+                tags_seen[bit].add(tag)
+                key = (bit, tag, self.canon(leaf, tag, v))
+                rows.append(r)
+                cols.append(vocabulary.setdefault(key, len(vocabulary)))
+            masks_left.append(mask)
+        right_rows, right_cols, masks_right = [], [], []
+        for c, value in enumerate(right):
+            mask = 0
+            for bit, (path, leaf) in enumerate(flat):
+                v = _get_path(value, path)
+                if is_empty(v):
+                    continue
+                mask |= 1 << bit
+                for tag in tags_seen[bit]:
+                    column = vocabulary.get((bit, tag, self.canon(leaf, tag, v)))
+                    if column is not None:
+                        right_rows.append(c)
+                        right_cols.append(column)
+            masks_right.append(mask)
+        if not right_rows:
+            return []
+        size = len(vocabulary)
+        a = csr_matrix((np.ones(len(rows), np.int32), (rows, cols)), shape=(len(left), size))
+        b = csr_matrix((np.ones(len(right_rows), np.int32), (right_rows, right_cols)),
+                       shape=(len(right), size))  # fmt: skip
+        shared = (a @ b.T).tocoo()
+        both = np.asarray(masks_left, np.uint64)[shared.row]
+        both &= np.asarray(masks_right, np.uint64)[shared.col]
+        present = np.bitwise_count(both).astype(np.int64)
+        ceiling = len(flat) * min(len(left), len(right)) + 1
+        weight = shared.data.astype(np.int64) * ceiling + present
+        return _solve(len(left), len(right), shared.row, shared.col, weight)
+
+
+def _join(path: str, name: str) -> str:
+    return f"{path}.{name}" if path else str(name)
+
+
+def _get_path(value: Any, path: tuple[str, ...]) -> Any:
+    """``value[path[0]][path[1]]...``; None where a step is absent or not an object."""
+    for name in path:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(name)
+    return value
+
+
+def _flat_leaves(item: Any) -> list[tuple[tuple[str, ...], Leaf]] | None:
+    """The leaves below an object item node as (key path, leaf), when the subtree holds
+    only fixed-property objects and hashable leaves (at most 62); else None."""
+    if not isinstance(item, ObjectNode):
+        return None
+    found: list[tuple[tuple[str, ...], Leaf]] = []
+    stack: list[tuple[tuple[str, ...], Any]] = [((), item)]
+    seen: set[int] = set()
+    while stack:
+        path, node = stack.pop()
+        if node is IGNORED:
+            continue
+        if isinstance(node, Leaf):
+            if not all(hashable_tag(node, t) for t in possible_tags(node)):
+                return None
+            found.append((path, node))
+        elif isinstance(node, ObjectNode) and node.properties is not None and id(node) not in seen:
+            seen.add(id(node))
+            stack.extend(((*path, k), child) for k, child in reversed(node.properties.items()))
+        else:
+            return None
+    return found if len(found) <= 62 else None
+
+
+def _all_leaves(item: Any) -> list[Leaf] | None:
+    """Every Leaf reachable below ``item`` (None for an open map, whose keys vary)."""
+    found: list[Leaf] = []
+    stack, seen = [item], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or node is IGNORED:
+            continue
+        seen.add(id(node))
+        if isinstance(node, Leaf):
+            found.append(node)
+        elif isinstance(node, ArrayNode):
+            stack.append(node.items)
+        elif node.properties is None:
+            return None
+        else:
+            stack.extend(node.properties.values())
+    return found
+
+
+def _all_hashable(item: Any) -> bool:
+    """Whether every leaf below ``item`` compares by key equality under every tag (no
+    fuzzy or tolerant leaf, no open map), so items can be indexed and paired by identity."""
+    leaves = _all_leaves(item)
+    return leaves is not None and all(
+        hashable_tag(leaf, tag) for leaf in leaves for tag in possible_tags(leaf)
+    )
+
+
+def _leaf_values(node: Any, value: Any, path: str, depth: int) -> Iterator[tuple[str, Leaf, Any]]:
+    """(field path, leaf, value) of every non-empty leaf value below ``node``, including
+    inside nested arrays; label-fault containers count as one json leaf."""
+    if node is IGNORED or is_empty(value) or depth > _Scorer.MAX_DEPTH:
+        return
+    if isinstance(node, Leaf):
+        yield path, node, value
+    elif isinstance(node, ArrayNode):
+        if isinstance(value, list):
+            for v in value:
+                yield from _leaf_values(node.items, v, path + "[]", depth + 1)
+    elif isinstance(value, dict) and node.properties is not None:
+        for name, child in node.properties.items():
+            yield from _leaf_values(child, value.get(name), _join(path, name), depth + 1)
+
+
+# ----- 7. Document ---------------------------------------------------------------------
+
+
+def _as_options(options: Options | Mapping[str, Any] | None) -> Options:
+    """``options`` as an Options: a mapping goes through :meth:`Options.from_mapping`."""
+    if options is None:
+        return Options()
+    if isinstance(options, Options):
+        return options
+    return Options.from_mapping(options)
+
+
+def score_v2(result: Any, schema: Any, label: Any, *,
+             options: Options | Mapping[str, Any] | None = None,
+             file: str = "") -> DocScore:  # fmt: skip
+    """Score one document under version 2.0 (``shared/spec/scoring-2.0.md``).
+
+    ``result``: any JSON value (never raises on it); ``schema``: a JSON Schema dict;
+    ``label``: the hand-verified JSON value; ``options``: benchmark-wide ``x-leafscore``
+    defaults. A result that is not an object under an object schema is a parse failure.
+    Returns a DocScore with accuracy in [0, 1]. Raises ScoringError for an unusable schema
+    or a label that is not an object under an object schema.
+    """
+    root = compile_schema(schema, options=_as_options(options), file=file)
+    if isinstance(root, ObjectNode):
+        if not isinstance(label, dict):
+            kind = type(label).__name__
+            raise ScoringError(file, "", f"the label must be a JSON object, not {kind}")
+        if not isinstance(result, dict):
+            return _parse_failure(root, label)
+    verdicts: list[Verdict] = []
+    _Scorer().walk(root, label, result, "", "", verdicts)
+    return DocScore.from_verdicts(verdicts)
+
+
+def _parse_failure(root: Any, label: Any) -> DocScore:
+    """Every non-empty label leaf as ``parse_failure``; the document scores 0.0."""
+    found: list[Verdict] = []
+    _Scorer().walk(root, label, None, "", "", found)
+    verdicts = [dataclasses.replace(v, kind="parse_failure") for v in found if v.kind == "missing"]
+    return dataclasses.replace(DocScore.from_verdicts(verdicts), value=0.0)
 
 
 # =====================================================================================
@@ -474,6 +1825,51 @@ def score_v1(result: Any, schema: Any, label: Any, *, file: str = "") -> DocScor
 # 9. Entry point
 # =====================================================================================
 # <<entry section: owned by the version-2.0 work>>
+#: Scoring version -> its document scorer. 1.0 takes (result, schema, label, *, file);
+#: 2.0 also takes benchmark-wide ``options``.
+VERSIONS: dict[str, Callable[..., Any]] = {"1.0": score_v1, "2.0": score_v2}
+
+
+def _check_version(version: str) -> None:
+    """ValueError quoting ``version`` and the choices unless it is a known version."""
+    if version not in VERSIONS:
+        choices = ", ".join(repr(v) for v in SCORING_VERSIONS)
+        raise ValueError(f"version={version!r} is not one of {choices}")
+
+
+def score(result: Any, schema: Any, label: Any, *, version: str = DEFAULT_VERSION,
+          options: Options | Mapping[str, Any] | None = None, file: str = "") -> Any:  # fmt: skip
+    """Score one document: ``result`` (any JSON value) against ``label`` under ``schema``.
+
+    ``version``: one of :data:`SCORING_VERSIONS` (default :data:`DEFAULT_VERSION`);
+    ``options``: benchmark-wide ``x-leafscore`` defaults as an :class:`Options` or a
+    mapping (ignored by 1.0, validated always); ``file`` names the document in errors.
+    Returns a :class:`DocScore` (2.0) or ``DocScoreV1`` (1.0) whose ``.value`` is in
+    [0, 1]. Raises ValueError for an unknown version or option, ScoringError for an
+    unusable schema or label; never for a result.
+    """
+    _check_version(version)
+    resolved = _as_options(options)
+    if version == "1.0":
+        return VERSIONS[version](result, schema, label, file=file)
+    return VERSIONS[version](result, schema, label, options=resolved, file=file)
+
+
+def score_parse_failure(schema: Any, label: Any, *, version: str = DEFAULT_VERSION,
+                        options: Options | Mapping[str, Any] | None = None,
+                        file: str = "") -> Any:  # fmt: skip
+    """Score a document whose result is unusable (invalid JSON, failed envelope).
+
+    2.0: every non-empty label leaf is a ``parse_failure`` verdict (FN) and the value is
+    0.0 even when the label states nothing. 1.0: the score of an empty result
+    (``score_v1({}, schema, label)``). Raises as :func:`score` does.
+    """
+    _check_version(version)
+    resolved = _as_options(options)
+    if version == "1.0":
+        return VERSIONS[version]({}, schema, label, file=file)
+    root = compile_schema(schema, options=resolved, file=file)
+    return _parse_failure(root, label)
 
 
 # =====================================================================================

@@ -16,7 +16,9 @@ executed or imported.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
+import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -194,9 +196,23 @@ def _decoded_text(
 # ------------------------------------------------------------------------------------
 
 
-def _read_json_file(root: Path, rel: str) -> tuple[Any, str]:
-    """Parsed value and sha256 of ``ROOT/rel``; raises ``InputError`` naming the place."""
-    path = files.safe_child(root, rel)
+def _child(root: Path, rel: str) -> Path:
+    """``ROOT/rel`` for a file whose folder was checked with ``files.safe_child``.
+
+    Only the file itself can then lead outside ROOT, so only a symlink is resolved and
+    checked again (a full check per file took 1.9 s of a 5.7 s warm run on 14,000 files).
+    """
+    path = Path(root) / rel
+    return files.safe_child(root, rel) if path.is_symlink() else path
+
+
+def _read_json_file(root: Path, rel: str, *, folder_checked: bool = True) -> tuple[Any, str]:
+    """Parsed value and sha256 of ``ROOT/rel``; raises ``InputError`` naming the place.
+
+    With ``folder_checked`` the folder of ``rel`` must have been checked with
+    ``files.safe_child``; otherwise the whole path is checked.
+    """
+    path = _child(root, rel) if folder_checked else files.safe_child(root, rel)
     if not path.is_file():
         raise InputError(rel, "", "not a regular file")
     size = path.stat().st_size
@@ -218,6 +234,7 @@ def list_ids(root: Path, folder: str) -> list[str]:
     base = Path(root) / folder
     if not base.is_dir():
         raise InputError(f"{folder}/", "", "folder is missing")
+    files.safe_child(root, folder)
     ids = sorted(p.name[: -len(".json")] for p in base.iterdir() if p.name.endswith(".json"))
     for doc_id in ids:
         files.check_name("document id", doc_id, source=f"{folder}/{doc_id}.json")
@@ -239,19 +256,31 @@ def list_systems(root: Path) -> list[str]:
 
 
 def _raw_result(root: Path, system: str, doc_id: str, max_bytes: int) -> RawResult:
+    """The bytes of one result file (its system folder already checked), or why not.
+
+    One ``lstat`` decides: absent -> missing; a symlink -> checked with
+    ``files.safe_child`` (``InputError`` when it leads outside ROOT), then followed; not a
+    regular file or over ``max_bytes`` -> a problem (the document's parse failure).
+    """
     rel = f"results/{system}/{doc_id}.json"
-    path = Path(root) / rel
-    if not path.exists() and not path.is_symlink():
+    name = os.path.join(root, rel)
+    try:
+        info = os.lstat(name)
+        if stat.S_ISLNK(info.st_mode):
+            name = str(files.safe_child(root, rel))
+            info = os.stat(name)
+    except FileNotFoundError:
         return RawResult(rel, None)
-    path = files.safe_child(root, rel)
-    if not path.is_file():
+    if not stat.S_ISREG(info.st_mode):
         return RawResult(rel, None, problem="not a regular file (parse failure)")
-    size = path.stat().st_size
-    if size > max_bytes:
-        return RawResult(
-            rel, None, problem=f"{size} bytes is over the {max_bytes}-byte limit (parse failure)"
-        )
-    return RawResult(rel, path.read_bytes())
+    if info.st_size > max_bytes:
+        return RawResult(rel, None, problem=(
+            f"{info.st_size} bytes is over the {max_bytes}-byte limit (parse failure)"))
+    try:
+        with open(name, "rb") as handle:
+            return RawResult(rel, handle.read())
+    except OSError as exc:
+        return RawResult(rel, None, problem=f"cannot read: {exc.strerror} (parse failure)")
 
 
 def load_metadata(
@@ -268,7 +297,7 @@ def load_metadata(
         rel = next((n for n in DEFAULT_METADATA_FILES if (Path(root) / n).is_file()), None)
         if rel is None:
             return {}, []
-    value, _ = _read_json_file(root, rel)
+    value, _ = _read_json_file(root, rel, folder_checked=False)
     if not isinstance(value, list):
         raise InputError(rel, "", "metadata must be a JSON list of records")
     records: dict[str, dict[str, Any]] = {}

@@ -267,32 +267,47 @@ def _decode(data: bytes, source: str, warnings: list[str]) -> str:
 # Nesting depth, checked before parsing
 # -------------------------------------------------------------------------------------
 
-_STRING = re.compile(r'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = np.zeros(256, dtype=np.int8)
 _STEP[[ord("["), ord("{")]] = 1
 _STEP[[ord("]"), ord("}")]] = -1
+_QUOTE = ord('"')
+_CHUNK = 1 << 22  # bytes per numpy pass: bounds the scan's extra memory to ~40 MiB
 
 
 def _check_depth(text: str, body: str, base: int, source: str, max_depth: int) -> None:
     """Raise if arrays and objects in ``body`` nest deeper than ``max_depth``.
 
-    Strings are cut out (their brackets do not count), the remaining brackets become
-    +1/-1 steps and their running sum is the depth. Cheap when the text holds fewer
-    opening brackets than ``max_depth``: nothing is scanned.
+    Free when the text holds at most ``max_depth`` opening brackets. Otherwise a
+    vectorised scan over the UTF-8 bytes: escaped backslashes and quotes are blanked,
+    a running count of quotes marks what is inside strings, and the running sum of
+    +1/-1 bracket steps outside strings is the depth.
     """
     if body.count("[") + body.count("{") <= max_depth:
         return
-    brackets = _NOT_BRACKET.sub("", _STRING.sub("", body))
-    if not brackets:
-        return
-    steps = _STEP[np.frombuffer(brackets.encode("ascii"), dtype=np.uint8)]
-    if int(np.cumsum(steps, dtype=np.int64).max()) <= max_depth:
+    if _max_depth(body.encode("utf-8", "surrogatepass")) <= max_depth:
         return
     offset = base + _deep_offset(body, max_depth)
     raise JSONInputError(
         source, _line_column(text, offset), f"nesting deeper than {max_depth} levels"
     )
+
+
+def _max_depth(data: bytes) -> int:
+    """Deepest bracket nesting outside strings in JSON text ``data`` (not validated)."""
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"__").replace(b'\\"', b"__")
+    depth = quotes = deepest = 0
+    for start in range(0, len(data), _CHUNK):
+        chunk = np.frombuffer(data, dtype=np.uint8, count=min(_CHUNK, len(data) - start),
+                              offset=start)
+        parity = (np.cumsum(chunk == _QUOTE, dtype=np.int32) + quotes) & 1
+        steps = _STEP[chunk]
+        steps[parity.astype(bool)] = 0
+        running = np.cumsum(steps, dtype=np.int32)
+        deepest = max(deepest, depth + int(running.max()))
+        depth += int(running[-1])
+        quotes = int(parity[-1])
+    return deepest
 
 
 def _deep_offset(body: str, max_depth: int) -> int:
@@ -328,6 +343,11 @@ class _Refused(Exception):
         self.token, self.reason = token, reason
 
 
+#: A float literal that may overflow (exponent of 3+ digits, or 309+ digits), or an
+#: integer literal that may pass the int-string limit; strings may match too (harmless).
+_BIG_NUMBER = re.compile(r"[eE]\+?\d{3}|(?<!\d)\d{309}")
+
+
 def _parse(text: str, body: str, base: int, source: str, warnings: list[str]) -> Any:
     duplicates: list[str] = []
 
@@ -341,13 +361,12 @@ def _parse(text: str, body: str, base: int, source: str, warnings: list[str]) ->
                 seen.add(key)
         return obj
 
+    numbers: dict[str, Any] = {}
+    if _BIG_NUMBER.search(body):  # hooks cost a Python call per number: only when needed
+        numbers = {"parse_float": _parse_float, "parse_int": _parse_int}
     try:
         value = json.loads(
-            body,
-            object_pairs_hook=pairs_hook,
-            parse_constant=_refuse_constant,
-            parse_float=_parse_float,
-            parse_int=_parse_int,
+            body, object_pairs_hook=pairs_hook, parse_constant=_refuse_constant, **numbers
         )
     except json.JSONDecodeError as error:
         raise JSONInputError(

@@ -13,7 +13,8 @@ stored document scores; nothing is rescored.
   scoring-2.0 §4); ``None`` under version 1.0, which keeps no verdicts.
 - **Coverage**: documents in the run, scored, parse failures, missing results.
 - **Breakdowns**: the macro accuracy of each system on the documents sharing a metadata
-  value; a list-valued column counts a document under each of its values.
+  value; a list-valued column counts a document under each of its values (once, even
+  if a value repeats).
 """
 
 from __future__ import annotations
@@ -147,43 +148,37 @@ def micro(run: Any, system: str) -> Micro | None:
     return Micro(tp, fp, fn, rates.precision, rates.recall, rates.f1)
 
 
-def categorical_columns(metadata: Mapping[str, Mapping[str, Any]]) -> tuple[str, ...]:
-    """Metadata columns worth a breakdown, sorted.
-
-    A column qualifies when every value is a string, a bool or a list of strings, and it
-    has at most half as many distinct values as documents carrying it (so identifiers,
-    names and URLs, one value per document, are left out; numbers are left out).
-    """
-    columns: dict[str, list[Any]] = {}
-    for row in metadata.values():
-        for column, value in row.items():
-            columns.setdefault(column, []).append(value)
-    kept = []
-    for column, values in columns.items():
-        if not all(_is_categorical(v) for v in values):
-            continue
-        distinct = {label for v in values for label in _labels(v)}
-        if distinct and len(distinct) <= len(values) / 2:
-            kept.append(column)
-    return tuple(sorted(kept))
+def metadata_columns(metadata: Mapping[str, Mapping[str, Any]]) -> tuple[str, ...]:
+    """Every column of ``Run.metadata``, in first-seen order (document id order, then the
+    order of each record, which follows the benchmark's ``breakdowns`` setting)."""
+    seen: dict[str, None] = {}
+    for doc in sorted(metadata):
+        seen.update(dict.fromkeys(metadata[doc]))
+    return tuple(seen)
 
 
 def breakdown(run: Any, column: str, systems: Sequence[str]) -> Breakdown:
-    """Macro accuracy of each system per value of ``column``, values sorted.
+    """Macro accuracy of each system per value of ``column``.
 
-    Documents without the column are left out. Each system's mean is over its scored
-    documents of the group (``None`` if it has none).
+    Values are sorted, numbers numerically before text; ``null`` values and documents
+    without the column are left out. Each system's mean is over its scored documents of
+    the group (``None`` if it has none).
     """
     members: dict[str, list[int]] = {}
+    order: dict[str, tuple[int, float, str]] = {}
     for index, doc in enumerate(run.documents):
         row = run.metadata.get(doc, {})
-        if column in row:
-            for label in _labels(row[column]):
-                members.setdefault(label, []).append(index)
+        values = row.get(column)
+        for value in values if isinstance(values, list) else [values]:
+            if value is None:
+                continue
+            label = _text(value)
+            members.setdefault(label, []).append(index)
+            order[label] = _sort_key(value, label)
     all_scores = {system: run.document_scores(system) for system in systems}
     groups = []
-    for label in sorted(members):
-        indices = members[label]
+    for label in sorted(members, key=order.__getitem__):
+        indices = sorted(set(members[label]))
         groups.append(
             Group(
                 value=label,
@@ -214,7 +209,8 @@ def leaderboard(
     alpha : float, default=0.05
         Significance level of the tie-with-leader mark.
     columns : sequence of str, optional
-        Metadata columns to break down by; default ``categorical_columns(run.metadata)``.
+        Metadata columns to break down by; default every column of ``run.metadata``
+        (which holds the benchmark's breakdown columns), in ``metadata_columns`` order.
 
     Raises
     ------
@@ -252,7 +248,7 @@ def leaderboard(
                 coverage=coverage(run, system),
             )
         )
-    chosen = categorical_columns(run.metadata) if columns is None else tuple(columns)
+    chosen = metadata_columns(run.metadata) if columns is None else tuple(columns)
     return Leaderboard(
         version=run.version,
         rows=tuple(rows),
@@ -265,16 +261,11 @@ def leaderboard(
     )
 
 
-def _is_categorical(value: Any) -> bool:
-    if isinstance(value, str | bool):
-        return True
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
-
-
-def _labels(value: Any) -> list[str]:
-    """The group labels of one metadata value: each element of a list, else the value."""
-    values = value if isinstance(value, list) else [value]
-    return sorted({_text(v) for v in values})
+def _sort_key(value: Any, label: str) -> tuple[int, float, str]:
+    """Numbers first, by value; then text."""
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return (0, float(value), label)
+    return (1, 0.0, label)
 
 
 def _text(value: Any) -> str:

@@ -1,5 +1,5 @@
-"""Output of a run: score tables, ``results/summary.json``/``.csv``, the README block,
-and ``verify`` (rebuild the summary, compare with the committed one).
+"""Output of a run: ``results/summary.json``/``.csv``, the README block, and ``verify``
+(rebuild the summary, compare with the committed one).
 
 ``summary.json`` keeps the keys of DocuBench's summary (``benchmark``,
 ``engine_display_names``, ``aggregates``, ``breakdowns``, ``per_doc``) and adds
@@ -19,8 +19,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from tabulate import tabulate
-
 from leafscore import __version__, files
 from leafscore import fields as fields_mod
 from leafscore import leaderboard as leaderboard_mod
@@ -33,11 +31,6 @@ README_END = "<!-- leafscore:leaderboard:end -->"
 VERIFY_TOLERANCE = 1e-12
 
 
-# ------------------------------------------------------------------------------------
-# Score tables (``leafscore score``)
-# ------------------------------------------------------------------------------------
-
-
 def _statuses(run: Run, system: str) -> dict[str, int]:
     statuses = [run.cells[(system, d)].status for d in run.documents]
     return {
@@ -46,80 +39,6 @@ def _statuses(run: Run, system: str) -> dict[str, int]:
         "parse_failures": statuses.count("parse_failure"),
         "missing": statuses.count("missing"),
     }
-
-
-def score_json(run: Run) -> str:
-    """``{"version", "signature", "systems": {S: {"score", "documents", "coverage"}}}``.
-
-    Scores are floats in [0, 1] written with full precision (``repr``), ``null`` where
-    not scored. Systems and documents in sorted order.
-    """
-    systems = {}
-    for system in run.systems:
-        systems[system] = {
-            "score": run.system_score(system),
-            "documents": dict(zip(run.documents, run.document_scores(system), strict=True)),
-            "coverage": _statuses(run, system),
-        }
-    out = {"version": run.version, "signature": run.signature, "systems": systems}
-    return json.dumps(out, indent=2, ensure_ascii=False) + "\n"
-
-
-def score_csv(run: Run) -> str:
-    """One row per document (``doc_id`` then one column per system), as DocuBench's
-    summary.csv; empty cells where not scored; floats written with ``repr``."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["doc_id", *run.systems])
-    columns = [run.document_scores(s) for s in run.systems]
-    for i, doc in enumerate(run.documents):
-        writer.writerow([doc, *("" if c[i] is None else repr(c[i]) for c in columns)])
-    return buffer.getvalue()
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.2f}"
-
-
-def _coverage_text(cov: Mapping[str, int]) -> str:
-    scored = f"{cov['scored']}/{cov['documents']}"
-    return f"{scored} ({cov['parse_failures']} parse failures, {cov['missing']} missing)"
-
-
-def score_table(run: Run) -> str:
-    """Plain table: one row per document, one column per system (percent, 2 decimals),
-    then the macro average row and a coverage row."""
-    rows = []
-    columns = [run.document_scores(s) for s in run.systems]
-    for i, doc in enumerate(run.documents):
-        rows.append([doc, *(_pct(c[i]) for c in columns)])
-    rows.append(["MACRO AVERAGE", *(_pct(run.system_score(s)) for s in run.systems)])
-    rows.append(["scored/docs", *(_cov_short(_statuses(run, s)) for s in run.systems)])
-    return tabulate(rows, headers=["document", *run.systems], tablefmt="simple",
-                    disable_numparse=True) + "\n"
-
-
-def _cov_short(cov: Mapping[str, int]) -> str:
-    return f"{cov['scored']}/{cov['documents']}"
-
-
-def _ranked(run: Run) -> list[str]:
-    scores = {s: run.system_score(s) for s in run.systems}
-    return sorted(run.systems, key=lambda s: (scores[s] is None, -(scores[s] or 0.0), s))
-
-
-def score_md(run: Run) -> str:
-    """Markdown table, best first: rank, system, score (percent, 2 decimals), coverage."""
-    rows = []
-    for rank, system in enumerate(_ranked(run), 1):
-        rows.append([rank, system, _pct(run.system_score(system)),
-                     _coverage_text(_statuses(run, system))])
-    table = tabulate(rows, headers=["rank", "system", "score", "coverage"],
-                     tablefmt="github", disable_numparse=True)
-    return f"{table}\n\n`{run.signature}`\n"
-
-
-SCORE_FORMATS = {"table": score_table, "json": score_json, "csv": score_csv, "md": score_md}
 
 
 # ------------------------------------------------------------------------------------

@@ -109,11 +109,11 @@ def _missing_v2(doc: Document, version: str, options: Any) -> Any:
                         file=doc.schema_file)
 
 
-def _to_dict_v1(score: Any) -> Any:
+def _to_dict_v1(score: Any) -> dict[str, Any]:
     return score.to_dict()
 
 
-def _to_dict_v2(score: Any) -> Any:
+def _to_dict_v2(score: Any) -> dict[str, Any]:
     return score.to_dict(verdicts=True)
 
 
@@ -124,13 +124,15 @@ class VersionRules:
     parse_failure: Callable[[Document, str, Any], Any]
     missing: Callable[[Document, str, Any], Any]
     score_type: str  # name of the scorer class with ``from_dict``
-    to_dict: Callable[[Any], Any]
+    to_dict: Callable[[Any], dict[str, Any]]  # every stored field, verdicts included
+    has_verdicts: bool
 
 
 RULES: dict[str, VersionRules] = {
-    "1.0": VersionRules(_parse_failure_v1, _missing_v1, "DocScoreV1", _to_dict_v1),
-    "2.0": VersionRules(_parse_failure_v2, _missing_v2, "DocScore", _to_dict_v2),
+    "1.0": VersionRules(_parse_failure_v1, _missing_v1, "DocScoreV1", _to_dict_v1, False),
+    "2.0": VersionRules(_parse_failure_v2, _missing_v2, "DocScore", _to_dict_v2, True),
 }
+
 
 
 def matching_name(version: str) -> str:
@@ -159,16 +161,33 @@ def score_cell(doc: Document, raw: RawResult, version: str, options: Any) -> Cel
     return Cell("scored", score, read.warnings)
 
 
-def _cell_entry(cell: Cell, version: str) -> dict[str, Any]:
+def _store(cache: Cache, key: str, cell: Cell, version: str) -> None:
+    """Cache a cell; its verdicts (if any) go in the entry's detail line, so reading a
+    run's values (``score``, ``leaderboard``) never parses them."""
     score = None if cell.score is None else RULES[version].to_dict(cell.score)
-    return {"status": cell.status, "warnings": list(cell.warnings), "score": score}
+    verdicts = None if score is None else score.pop("verdicts", None)
+    entry = {"status": cell.status, "warnings": list(cell.warnings), "score": score}
+    cache.put(key, entry, verdicts)
 
 
-def _cell_from_entry(entry: dict[str, Any], version: str) -> Cell:
-    score_type = getattr(scorer, RULES[version].score_type)
-    raw = entry["score"]
-    score = None if raw is None else score_type.from_dict(raw)
-    return Cell(entry["status"], score, tuple(entry["warnings"]))
+def _load(cache: Cache, key: str, version: str, *, verdicts: bool) -> Cell | None:
+    """A cached cell, or ``None`` on a miss (absent, damaged, or verdicts wanted but gone).
+
+    With ``verdicts=False`` a version-2.0 score is rebuilt without its verdicts.
+    """
+    rules = RULES[version]
+    found = cache.get(key, detail=verdicts and rules.has_verdicts)
+    try:
+        entry, listed = found  # type: ignore[misc]
+        raw = entry["score"]
+        if raw is not None and verdicts and rules.has_verdicts:
+            if not isinstance(listed, list):
+                return None
+            raw = {**raw, "verdicts": listed}
+        score = None if raw is None else getattr(scorer, rules.score_type).from_dict(raw)
+        return Cell(entry["status"], score, tuple(entry["warnings"]))
+    except (KeyError, TypeError, ValueError):
+        return None
 
 
 @dataclass(frozen=True)
@@ -197,7 +216,7 @@ def _work(pair: tuple[str, str]) -> Cell:
     if job is None:  # pragma: no cover - set by _init_worker
         raise RuntimeError("worker used before initialisation")
     cell = score_cell(job.docs[pair[1]], job.bench.results[pair], job.version, job.options)
-    job.cache.put(job.keys[pair], _cell_entry(cell, job.version))
+    _store(job.cache, job.keys[pair], cell, job.version)
     return cell
 
 
@@ -209,6 +228,7 @@ def score_benchmark(
     workers: int = 1,
     cache: Cache | None = None,
     progress: Callable[[int, int], None] | None = None,
+    verdicts: bool = True,
 ) -> Run:
     """Score every (system, document) of ``bench`` into a ``Run``.
 
@@ -224,6 +244,10 @@ def score_benchmark(
         Per-document cache; cached cells are not rescored.
     progress : callable(done, total), optional
         Called in this process after each cell is ready.
+    verdicts : bool, default=True
+        False when the caller reads no verdicts (values, counts and fields only): a
+        version-2.0 score read from the cache then carries ``verdicts == ()``, which
+        saves parsing them (most of a warm run's time on large documents).
 
     Raises
     ------
@@ -253,11 +277,11 @@ def score_benchmark(
     cells: dict[tuple[str, str], Cell] = {}
     todo: list[tuple[str, str]] = []
     for pair in pairs:
-        entry = cache.get(keys[pair])
-        if entry is None:
+        cell = _load(cache, keys[pair], version, verdicts=verdicts)
+        if cell is None:
             todo.append(pair)
         else:
-            cells[pair] = _cell_from_entry(entry, version)
+            cells[pair] = cell
     done, total = len(cells), len(pairs)
     if progress:
         progress(done, total)
@@ -299,9 +323,8 @@ def _map(job: _Job, todo: list[tuple[str, str]], workers: int) -> Iterator[Cell]
 
 def run_signature(bench: Benchmark, version: str, options: Any) -> str:
     """The signature line of a run (default bootstrap settings)."""
-    digests = bench.digests
-    schemas = {p: h for p, h in digests.items() if p in {d.schema_file for d in bench.documents}}
-    labels = {p: h for p, h in digests.items() if p not in schemas}
+    schemas = {d.schema_file: d.schema_sha256 for d in bench.documents}
+    labels = {d.label_file: d.label_sha256 for d in bench.documents}
     return format_signature(
         version=version, matching=matching_name(version), options_digest=options.digest(),
         schemas=set_digest(schemas), labels=set_digest(labels), tool=__version__,

@@ -19,7 +19,8 @@ References
 .. [2] P. Koehn, "Statistical Significance Tests for Machine Translation Evaluation",
    EMNLP 2004: the paired bootstrap over test documents, one set of draws for both systems.
 .. [3] A. C. Davison and D. V. Hinkley, *Bootstrap Methods and their Application*,
-   Cambridge University Press, 1997, §4.4: the ``(count + 1) / (resamples + 1)`` p-value.
+   Cambridge University Press, 1997, ch. 4: Monte Carlo p-values,
+   ``(count + 1) / (resamples + 1)``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ DEFAULT_RESAMPLES = 1000
 DEFAULT_SEED = 12345
 #: Coverage of the intervals when none is given.
 DEFAULT_CONFIDENCE = 0.95
+#: Replicate differences within this of 0 count as ties in the p-value: float summation
+#: noise, not a difference (scores are in [0, 1]).
+TIE = 1e-12
 
 
 @dataclass(frozen=True)
@@ -158,10 +162,15 @@ def bootstrap_macro(
     scores = np.atleast_2d(np.asarray(scores, dtype=float))
     counts = bootstrap_counts(scores.shape[1], resamples=resamples, seed=seed)
     scored = ~np.isnan(scores)
-    totals = counts @ np.where(scored, scores, 0.0).T
+    # Sum deviations from each system's own mean, then add the mean back: a system with
+    # one score on every document gets exactly that score in every draw, not ulps off.
+    rows = zip(scores, scored, strict=True)
+    centre = np.array([row[ok].mean() if ok.any() else 0.0 for row, ok in rows])
+    deviations = np.where(scored, scores - centre[:, None], 0.0)
+    totals = counts @ deviations.T
     weights = counts @ scored.T.astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
-        means = np.where(weights > 0, totals / weights, np.nan)
+        means = np.where(weights > 0, centre + totals / weights, np.nan)
     return means.T
 
 
@@ -232,9 +241,10 @@ def paired_difference(
     Difference
         The percentile interval of the ``a - b`` replicates, and the two-sided p-value
         of "no difference": ``min(1, 2 * (k + 1) / (n + 1))`` where ``k`` is the smaller
-        of the counts of replicates ``<= 0`` and ``>= 0`` and ``n`` the replicates kept
-        [3]_. Identical systems give replicates that are all 0, so ``p_value == 1``; a
-        system better on every document gives ``k == 0``, ``p_value == 2 / (n + 1)``.
+        of the counts of replicates ``<= 0`` and ``>= 0`` (within ``TIE`` of 0 counting
+        as 0) and ``n`` the replicates kept [3]_. Identical systems give replicates that
+        are all 0, so ``p_value == 1``; a system better on every document gives
+        ``k == 0``, ``p_value == 2 / (n + 1)``.
 
     Raises
     ------
@@ -248,7 +258,7 @@ def paired_difference(
     kept = deltas[~np.isnan(deltas)]
     if kept.size == 0:
         return Difference(estimate, None, None, None)
-    tail = min(int(np.count_nonzero(kept <= 0.0)), int(np.count_nonzero(kept >= 0.0)))
+    tail = min(int(np.count_nonzero(kept <= TIE)), int(np.count_nonzero(kept >= -TIE)))
     p_value = min(1.0, 2.0 * (tail + 1) / (kept.size + 1))
     return Difference(estimate, low, high, p_value)
 

@@ -10,8 +10,11 @@ What is checked (issue 4, item 1):
 * result envelopes are well-formed (JSON objects with a ``data`` member);
 * ``benchmark.toml`` and the metadata file read cleanly.
 
-Errors make ``leafscore validate`` exit 1; warnings (a missing result, a failed
-envelope, a schema without a label) are listed apart and never change the exit code.
+Errors make ``leafscore validate`` exit 1; warnings are listed apart and never change the
+exit code. Errors are faults of the benchmark itself (schemas, labels, ids, config,
+metadata, unsafe paths). A result is a system's output, and every bad one has a defined
+outcome when scored (a parse failure, or a missing result), so result problems (not
+JSON, not an object, no ``data``, ``"status": "failed"``, missing) are warnings.
 """
 
 from __future__ import annotations
@@ -71,12 +74,21 @@ def _from_input_error(exc: InputError | jsonio.JSONInputError, file: str) -> Pro
     return _error(file, pointer, exc.reason)
 
 
-def _load(root: Path, rel: str) -> tuple[Any, list[Problem]]:
-    """A JSON file's value (``None`` on failure) and the problems met reading it."""
+def _load(root: Path, rel: str, *, result: bool = False) -> tuple[Any, list[Problem]]:
+    """A JSON file's value (``None`` on failure) and the problems met reading it.
+
+    A path escaping ROOT is an error; unreadable content is an error, or for a
+    ``result`` a warning saying it is scored as a parse failure.
+    """
     try:
         path = files.safe_child(root, rel)
+    except InputError as exc:
+        return None, [_from_input_error(exc, rel)]
+    try:
         loaded = jsonio.load_json(path)
-    except (InputError, jsonio.JSONInputError) as exc:
+    except jsonio.JSONInputError as exc:
+        if result:
+            return None, [_warning(rel, exc.position, f"{exc.reason} (scored as a parse failure)")]
         return None, [_from_input_error(exc, rel)]
     return loaded.value, [_warning(rel, "", _strip_source(w, path)) for w in loaded.warnings]
 
@@ -134,7 +146,9 @@ def check_label(label: Any, schema: Any, label_file: str, schema_file: str) -> I
 def check_envelope(value: Any, file: str) -> Iterator[Problem]:
     """Problems of one result envelope: not an object, no ``data``, odd ``status``."""
     if not isinstance(value, dict):
-        yield _error(file, "", f"result envelope is a JSON {type(value).__name__}, not an object")
+        kind = type(value).__name__
+        yield _warning(file, "", f"result envelope is a JSON {kind}, not an object "
+                       "(scored as a parse failure)")
         return
     status = value.get("status")
     if status == "failed":
@@ -142,7 +156,7 @@ def check_envelope(value: Any, file: str) -> Iterator[Problem]:
     elif status not in (None, "ok"):
         yield _warning(file, "/status", f"status {status!r} is neither 'ok' nor 'failed'")
     if "data" not in value and status != "failed":
-        yield _error(file, "", "result envelope has no 'data' member")
+        yield _warning(file, "", "result envelope has no 'data' member (scored as {})")
     elif isinstance(value.get("data"), str):
         yield _warning(file, "/data", "data is a string; it is decoded as JSON when scored")
 
@@ -223,7 +237,7 @@ def _check_results(root: Path, labels: list[str]) -> list[Problem]:
             ).is_symlink():
                 problems.append(_warning(rel, "", "missing result (shown in coverage)"))
                 continue
-            value, found = _load(root, rel)
+            value, found = _load(root, rel, result=True)
             problems += found
             if value is not None:
                 problems += check_envelope(value, rel)

@@ -1,0 +1,225 @@
+"""Measure leafscore's input limits: nesting depth, file size, array size (docs/LIMITS.md).
+
+Each case runs in its own fresh Python process, so its peak resident memory
+(``ru_maxrss``) is its own; the table shows wall time of the measured step, the process's
+peak RSS, and the peak above the process's RSS just before the step (imports and input
+generation excluded where possible).
+
+Usage::
+
+    python benchmarks/bench_limits.py              # every case, a markdown table
+    python benchmarks/bench_limits.py --quick      # skip the slowest cases
+    python benchmarks/bench_limits.py --case NAME  # one case, one JSON line (internal)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+ROWS_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "rows": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "sku": {"type": "string"},
+                    "qty": {"type": "integer"},
+                    "price": {"type": "number"},
+                },
+            },
+        }
+    },
+}
+
+
+def _rss_mib() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # Linux: KiB
+
+
+def _current_rss_mib() -> float:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+
+
+# -------------------------------------------------------------------------------------
+# Cases: each prepares its input, then returns the step to time
+# -------------------------------------------------------------------------------------
+
+
+def _parse_deep(depth: int) -> Callable[[], str]:
+    from leafscore.jsonio import JSONInputError, loads_json
+
+    text = "[" * depth + "]" * depth
+
+    def step() -> str:
+        try:
+            loads_json(text, source="deep.json")
+        except JSONInputError as error:
+            return f"refused: {error.reason}"
+        return "read"
+
+    return step
+
+
+def _rows(n: int, seed: int) -> list[dict]:
+    rnd = random.Random(seed)
+    return [
+        {"sku": f"SKU-{rnd.randrange(10**6):06d}", "qty": rnd.randrange(1, 50),
+         "price": round(rnd.uniform(1, 999), 2)}
+        for _ in range(n)
+    ]
+
+
+def _load_file(megabytes: float) -> Callable[[], str]:
+    from leafscore.jsonio import JSONInputError, load_json
+
+    folder = Path(tempfile.mkdtemp(prefix="leafscore-bench-"))
+    path = folder / "big.json"
+    if megabytes > 64:  # sparse: the size check refuses it before reading
+        with open(path, "wb") as handle:
+            handle.truncate(int(megabytes * 10**6))
+    else:
+        row = json.dumps(_rows(1, 0)[0]) + ","
+        count = int(megabytes * 2**20) // len(row) - 1
+        with open(path, "w") as handle:
+            handle.write('{"rows": [')
+            handle.write(row * count)
+            handle.write(row[:-1] + "]}")
+
+    def step() -> str:
+        size = path.stat().st_size
+        try:
+            loaded = load_json(path)
+        except JSONInputError as error:
+            return f"{size:,} bytes: refused: {error.reason}"
+        finally:
+            path.unlink()
+            folder.rmdir()
+        return f"{size:,} bytes: read, {len(loaded.value['rows']):,} rows"
+
+    return step
+
+
+def _score_rows(n: int, version: str) -> Callable[[], str]:
+    import scorer
+
+    label = {"rows": _rows(n, 1)}
+    result_rows = [dict(row) for row in label["rows"]]
+    rnd = random.Random(2)
+    rnd.shuffle(result_rows)
+    for row in result_rows[: n // 10]:
+        row["qty"] += 1
+    result = {"rows": result_rows}
+
+    def step() -> str:
+        doc = scorer.score(result, ROWS_SCHEMA, label, version=version)
+        return f"value {doc.value:.4f}"
+
+    return step
+
+
+def _score_scalars(n: int, version: str) -> Callable[[], str]:
+    import scorer
+
+    schema = {"type": "object", "properties": {"tags": {"type": "array",
+                                                        "items": {"type": "string"}}}}
+    label = {"tags": [f"tag {k}" for k in range(n)]}
+    result = {"tags": [f"TAG-{k}" for k in reversed(range(n))]}
+
+    def step() -> str:
+        return f"value {scorer.score(result, schema, label, version=version).value:.4f}"
+
+    return step
+
+
+def _score_deep_schema(version: str) -> Callable[[], str]:
+    import scorer
+    from leafscore.jsonio import DEFAULT_MAX_DEPTH
+
+    schema: dict = {"type": "string"}
+    label: object = "x"
+    for _ in range((DEFAULT_MAX_DEPTH - 2) // 2):
+        schema = {"type": "object", "properties": {"a": schema}}
+        label = {"a": label}
+
+    def step() -> str:
+        return f"value {scorer.score(label, schema, label, version=version).value:.4f}"
+
+    return step
+
+
+CASES: dict[str, tuple[str, Callable[[], Callable[[], str]], bool]] = {
+    # name: (what, prepare, slow)
+    "depth-200": ("parse: nesting 200 deep (the limit)", lambda: _parse_deep(200), False),
+    "depth-100000": ("parse: nesting 100,000 deep", lambda: _parse_deep(100_000), False),
+    "schema-depth-200": ("score 2.0: schema and label 198 levels deep",
+                         lambda: _score_deep_schema("2.0"), False),
+    "file-1MiB": ("load_json: 1 MiB file", lambda: _load_file(1), False),
+    "file-64MiB": ("load_json: 64 MiB file (the limit)", lambda: _load_file(63.99), False),
+    "file-200MB": ("load_json: 200 MB file", lambda: _load_file(200), False),
+    "rows-100-2.0": ("score 2.0: 100 object rows", lambda: _score_rows(100, "2.0"), False),
+    "rows-1000-2.0": ("score 2.0: 1,000 object rows", lambda: _score_rows(1000, "2.0"), False),
+    "rows-2000-2.0": ("score 2.0: 2,000 object rows", lambda: _score_rows(2000, "2.0"), True),
+    "rows-1000-1.0": ("score 1.0: 1,000 object rows", lambda: _score_rows(1000, "1.0"), False),
+    "rows-2000-1.0": ("score 1.0: 2,000 object rows", lambda: _score_rows(2000, "1.0"), True),
+    "tags-100000-2.0": ("score 2.0: 100,000 strings in a scalar array",
+                        lambda: _score_scalars(100_000, "2.0"), True),
+}
+
+
+def run_case(name: str) -> dict:
+    """Run one case in this process; its timing and memory as a dict."""
+    what, prepare, _ = CASES[name]
+    step = prepare()
+    before = _current_rss_mib()
+    start = time.perf_counter()
+    outcome = step()
+    seconds = time.perf_counter() - start
+    peak = _rss_mib()
+    return {"case": name, "what": what, "outcome": outcome, "seconds": round(seconds, 3),
+            "peak_rss_mib": round(peak, 1), "above_start_mib": round(max(0.0, peak - before), 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--case", choices=sorted(CASES))
+    parser.add_argument("--quick", action="store_true", help="skip the slowest cases")
+    args = parser.parse_args(argv)
+    if args.case:
+        print(json.dumps(run_case(args.case)))
+        return 0
+    print(f"python {sys.version.split()[0]}, {os.cpu_count()} cores; one process per case\n")
+    print("| case | outcome | time (s) | peak RSS (MiB) | above start (MiB) |")
+    print("|---|---|---:|---:|---:|")
+    for name, (_, _, slow) in CASES.items():
+        if slow and args.quick:
+            continue
+        proc = subprocess.run([sys.executable, __file__, "--case", name], capture_output=True,
+                              text=True, check=False)
+        if proc.returncode != 0:
+            last = (proc.stderr.strip().splitlines() or ["?"])[-1]
+            print(f"| {CASES[name][0]} | FAILED: {last} | | | |")
+            continue
+        row = json.loads(proc.stdout)
+        print(f"| {row['what']} | {row['outcome']} | {row['seconds']:.3f} | "
+              f"{row['peak_rss_mib']:.0f} | {row['above_start_mib']:.0f} |", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

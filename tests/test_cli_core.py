@@ -1,0 +1,114 @@
+"""The CLI's building blocks: signature line, benchmark.toml, cache keys, result envelopes."""
+
+from __future__ import annotations
+
+import pytest
+from cli_helpers import REPO, invoke, private_cache
+
+from leafscore.benchmark import RawResult, read_result
+from leafscore.cache import cache_key
+from leafscore.config import parse_config
+from leafscore.errors import InputError
+from leafscore.signature import (
+    FIELDS,
+    format_signature,
+    parse_signature,
+    set_digest,
+    with_bootstrap,
+)
+
+__all__ = ["private_cache"]
+
+SIG = ("leafscore:2.0|match:optimal|opts:5be1c07a|schemas:3f2a9c1e0b7d|labels:9c01d4e2a6f0"
+       "|bs:1000|seed:12345|tool:0.1.0")
+
+
+def test_parse_signature_round_trips_every_field():
+    fields = parse_signature(SIG)
+    assert tuple(fields) == FIELDS
+    assert format_signature(
+        version=fields["leafscore"], matching=fields["match"], options_digest=fields["opts"],
+        schemas=fields["schemas"], labels=fields["labels"], resamples=int(fields["bs"]),
+        seed=int(fields["seed"]), tool=fields["tool"]) == SIG
+
+
+def test_a_signature_value_holding_a_bar_is_refused():
+    with pytest.raises(ValueError, match="holds"):
+        format_signature(version="2.0", matching="a|b", options_digest="x", schemas="s",
+                         labels="l", tool="t")
+
+
+def test_with_bootstrap_replaces_only_bs_and_seed():
+    assert with_bootstrap(SIG, resamples=200, seed=7) == SIG.replace(
+        "bs:1000|seed:12345", "bs:200|seed:7")
+
+
+def test_a_set_digest_ignores_listing_order_and_sees_renames():
+    assert set_digest({"a": "1", "b": "2"}) == set_digest({"b": "2", "a": "1"})
+    assert set_digest({"a": "1"}) != set_digest({"c": "1"})
+
+
+def test_the_score_output_signature_parses_and_names_the_version():
+    last = invoke("score", REPO, "--version", "1.0", "--format", "csv").stdout.splitlines()[-1]
+    fields = parse_signature(last.removeprefix("# "))
+    assert (fields["leafscore"], fields["match"], fields["tool"]) == ("1.0", "greedy", "0.1.0")
+
+
+def test_the_config_reads_every_known_key():
+    config = parse_config('name = "n"\nversion = "1"\nscoring_version = "1.0"\n'
+                          'metadata = "m.json"\nbreakdowns = ["lang"]\n'
+                          '[options]\nabs_tol = 0.01\n[display_names]\ngpt = "GPT"\n')
+    assert (config.name, config.version, config.scoring_version, config.metadata) == (
+        "n", "1", "1.0", "m.json")
+    assert config.breakdowns == ("lang",)
+    assert dict(config.options) == {"abs_tol": 0.01}
+    assert dict(config.display_names) == {"gpt": "GPT"}
+
+
+def test_an_unknown_config_key_is_an_input_error_naming_it():
+    with pytest.raises(InputError, match="unknown key 'scoring'"):
+        parse_config('scoring = "2.0"\n')
+
+
+def test_a_config_value_of_the_wrong_type_is_an_input_error():
+    with pytest.raises(InputError, match="must be a str"):
+        parse_config("scoring_version = 2.0\n")
+
+
+def test_an_unknown_scoring_option_exits_2_naming_benchmark_toml(tmp_path):
+    from cli_helpers import make_benchmark
+
+    root = make_benchmark(tmp_path, {"a": {"a": "x"}}, {"s": {"a": {"a": "x"}}},
+                          config="[options]\nabs_toll = 0.1\n")
+    result = invoke("score", root)
+    assert result.exit_code == 2
+    assert "benchmark.toml:options" in result.stderr and "abs_toll" in result.stderr
+
+
+def test_the_cache_key_changes_with_each_input():
+    base = dict(schema_sha256="s", label_sha256="l", result_sha256="r", version="2.0",
+                options_digest="o", scorer_sha256="c")
+    keys = {cache_key(**base)}
+    for name in base:
+        keys.add(cache_key(**dict(base, **{name: "changed"})))
+    assert len(keys) == 1 + len(base)
+
+
+def test_data_given_as_a_string_holding_json_is_decoded_with_a_warning():
+    read = read_result(RawResult("r.json", b'{"data": "{\\"a\\": 1}"}'))
+    assert (read.status, read.data) == ("scored", {"a": 1})
+    assert any("text holding JSON" in w for w in read.warnings)
+
+
+def test_an_envelope_without_data_is_scored_as_empty_with_a_warning():
+    read = read_result(RawResult("r.json", b'{"status": "ok"}'))
+    assert (read.status, read.data) == ("scored", {})
+    assert read.warnings
+
+
+def test_an_empty_result_file_is_a_parse_failure():
+    assert read_result(RawResult("r.json", b"")).status == "parse_failure"
+
+
+def test_an_absent_result_is_missing():
+    assert read_result(RawResult("r.json", None)).status == "missing"

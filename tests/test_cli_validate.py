@@ -1,0 +1,104 @@
+"""`leafscore validate`: ids, schemas, labels against schemas, envelopes; errors vs warnings."""
+
+from __future__ import annotations
+
+import json
+
+from cli_helpers import FLAT, REPO, invoke, make_benchmark, private_cache, write_json
+
+__all__ = ["private_cache"]
+
+
+def test_the_shipped_sample_validates_with_no_error():
+    result = invoke("validate", REPO)
+    assert result.exit_code == 0, result.stdout
+    assert "0 error(s)" in result.stdout
+
+
+def test_docubench_validates_with_warnings_only(shared):
+    result = invoke("validate", shared / "docubench")
+    assert result.exit_code == 0
+    assert result.stdout.splitlines()[-1].startswith("0 error(s)")
+
+
+def test_every_label_violation_is_listed_with_file_and_pointer(tmp_path):
+    root = make_benchmark(tmp_path, {"d": {"a": 1, "b": ["x"]}}, {"s": {"d": {"a": "x"}}})
+    result = invoke("validate", root)
+    assert result.exit_code == 1
+    errors = [line for line in result.stdout.splitlines() if line.startswith("error:")]
+    assert [e.split(": ")[1] for e in errors] == ["labels/d.json#/a", "labels/d.json#/b"]
+
+
+def test_an_invalid_schema_is_an_error_pointing_into_the_schema(tmp_path):
+    schema = {"type": "object", "properties": {"a": {"type": "strin"}}}
+    root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {}, schema=schema)
+    result = invoke("validate", root)
+    assert result.exit_code == 1
+    assert "error: schemas/d.json#/properties/a/type: invalid schema" in result.stdout
+
+
+def test_a_label_without_a_schema_is_an_error(tmp_path):
+    root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {})
+    (root / "schemas" / "d.json").unlink()
+    result = invoke("validate", root)
+    assert result.exit_code == 1
+    assert "error: labels/d.json: no schema schemas/d.json" in result.stdout
+
+
+def test_a_schema_without_a_label_is_only_a_warning(tmp_path):
+    root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {"s": {"d": {"a": "x"}}})
+    write_json(root / "schemas" / "e.json", FLAT)
+    result = invoke("validate", root)
+    assert result.exit_code == 0
+    assert "warning: schemas/e.json: no label" in result.stdout
+
+
+def test_a_missing_result_is_a_warning(tmp_path):
+    root = make_benchmark(tmp_path, {"d": {"a": "x"}, "e": {"a": "y"}}, {"s": {"d": {"a": "x"}}})
+    result = invoke("validate", root)
+    assert result.exit_code == 0
+    assert "warning: results/s/e.json: missing result" in result.stdout
+
+
+def test_an_envelope_that_is_not_an_object_is_a_warning_naming_its_outcome(tmp_path):
+    root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {"s": {"d": b"[1, 2]"}})
+    result = invoke("validate", root)
+    assert result.exit_code == 0
+    assert ("warning: results/s/d.json: result envelope is a JSON list, not an object "
+            "(scored as a parse failure)") in result.stdout
+
+
+def test_an_envelope_that_is_not_json_is_a_warning_with_its_position(tmp_path):
+    root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {"s": {"d": b'{"data": {\n  "a": }'}})
+    result = invoke("validate", root)
+    assert result.exit_code == 0
+    assert "warning: results/s/d.json:line 2 column 8" in result.stdout
+
+
+def test_a_result_symlink_leaving_root_is_an_error(tmp_path):
+    import os
+
+    root = make_benchmark(tmp_path / "b", {"d": {"a": "x"}}, {"s": {}})
+    write_json(tmp_path / "outside.json", {"data": {"a": "x"}})
+    os.symlink(tmp_path / "outside.json", root / "results" / "s" / "d.json")
+    result = invoke("validate", root)
+    assert result.exit_code == 1
+    assert "error: " in result.stdout and "outside" in result.stdout
+
+
+def test_errors_are_listed_before_warnings(tmp_path):
+    root = make_benchmark(tmp_path, {"d": {"a": 1}, "e": {"a": "y"}}, {"s": {"d": {"a": "x"}}})
+    levels = [line.split(":")[0] for line in invoke("validate", root).stdout.splitlines()[:-1]]
+    assert levels == sorted(levels)  # "error" < "warning"
+
+
+def test_json_format_counts_errors_and_warnings(tmp_path):
+    root = make_benchmark(tmp_path, {"d": {"a": 1}, "e": {"a": "y"}}, {"s": {"d": {"a": "x"}}})
+    out = json.loads(invoke("validate", root, "--format", "json").stdout)
+    assert (out["errors"], out["warnings"]) == (1, 1)
+
+
+def test_a_missing_root_exits_2(tmp_path):
+    result = invoke("validate", tmp_path / "nowhere")
+    assert result.exit_code == 2
+    assert "does not exist" in result.stderr
