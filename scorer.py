@@ -175,6 +175,10 @@ def _option_number(name: str, value: Any, low: float, high: float) -> float:
     """A finite number in [low, high] for option ``name``, else ValueError."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"x-leafscore option {name!r} must be a number, not {value!r}")
+    try:
+        value = float(value)
+    except OverflowError:
+        raise ValueError(f"x-leafscore option {name!r} is too large for a float") from None
     if not (math.isfinite(value) and low <= value <= high):
         raise ValueError(f"x-leafscore option {name!r}={value!r} is outside [{low}, {high}]")
     return float(value)
@@ -788,7 +792,8 @@ class _Compiler:
                 raise self.error(where, f"$ref {ref!r} refers to itself without structure")
             try:
                 target = self.resolver.lookup(ref).contents
-            except Unresolvable as exc:
+            except (Unresolvable, LookupError, AttributeError, TypeError) as exc:
+                # referencing raises the last three when the path crosses a non-schema
                 raise self.error(where, f"$ref {ref!r} cannot be resolved ({exc})") from None
             out = self.flatten(target, ref.lstrip("#") or "/", (*refs, ref))
         members = schema.get("allOf", [])
@@ -800,7 +805,13 @@ class _Compiler:
             if keyword in schema:
                 out = _merge_schema(out, self.choose(schema[keyword], f"{pointer}/{keyword}", refs))
         own = {k: v for k, v in schema.items() if k not in _STRUCTURE}
-        return _merge_schema(out, own)
+        out = _merge_schema(out, own)
+        declared = out.get("type")
+        listed = declared if isinstance(declared, list) else [declared]
+        if declared is not None and not all(isinstance(t, str) for t in listed):
+            raise self.error(f"{pointer}/type", f"type must be a string or a list of strings, "
+                                                f"not {declared!r}")  # fmt: skip
+        return out
 
     def choose(self, branches: Any, pointer: str, refs: tuple[str, ...]) -> dict[str, Any]:
         """An ``anyOf``/``oneOf`` as one schema: null branches make it nullable; one other
@@ -1741,18 +1752,22 @@ def _v1_prune(node: Any) -> Any:
     return node
 
 
-def _v1_non_array(pruned: dict[str, Any], result: Any, label: Any) -> tuple[float, int]:
+def _v1_non_array(pruned: dict[str, Any], result: Any, label: Any,
+                  file: str) -> tuple[float, int]:
     correct = counted = 0
-    stack = [(pruned, result, label)]
+    stack: list[tuple[Any, Any, Any, str]] = [(pruned, result, label, "")]
     while stack:
-        node, res, lab = stack.pop()
+        node, res, lab, pointer = stack.pop()
         props = node.get("properties") if isinstance(node, dict) else None
         if isinstance(node, dict) and node.get("type") == "object" and props:
+            if not isinstance(props, dict):  # the reference crashes on this schema
+                raise ScoringError(file, pointer + "/properties",
+                                   "'properties' is not an object; version 1.0 has no answer")
             children = []
             for key, child in props.items():
                 r = res.get(key) if isinstance(res, dict) else None
                 g = lab.get(key) if isinstance(lab, dict) else None
-                children.append((child, r, g))
+                children.append((child, r, g, f"{pointer}/properties/{_v1_pointer([key])[1:]}"))
             stack.extend(reversed(children))
             continue
         if _v1_is_empty(res) and _v1_is_empty(lab):
@@ -1806,7 +1821,7 @@ def score_v1(result: Any, schema: Any, label: Any, *, file: str = "") -> DocScor
     for name, data_path in arrays.items():
         array_scores[name] = _v1_array_score(_v1_items(label, data_path),
                                              _v1_items(result, data_path))
-    non_array = _v1_non_array(pruned, result, label) if has_non_array else None
+    non_array = _v1_non_array(pruned, result, label, file) if has_non_array else None
 
     if not arrays:
         return DocScoreV1(value=non_array[0], non_array=non_array)
@@ -1905,8 +1920,14 @@ def _read_json(path: Path, what: str) -> Any:
     def refuse_constant(token: str) -> Any:
         raise ValueError(f"{token} is not JSON")
 
+    def finite(token: str) -> float:
+        value = float(token)
+        if math.isinf(value):  # 1e999999: no float holds it
+            raise ValueError(f"number {token[:20]} is too large for a float")
+        return value
+
     try:
-        return json.loads(text, parse_constant=refuse_constant)
+        return json.loads(text, parse_constant=refuse_constant, parse_float=finite)
     except json.JSONDecodeError as exc:
         raise InputFileError(
             f"{path}: line {exc.lineno} column {exc.colno}: {what} is not valid JSON: {exc.msg}"

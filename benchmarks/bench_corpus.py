@@ -31,8 +31,10 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import hashlib
 import importlib.util
 import json
+import os
 import random
 import shutil
 import subprocess
@@ -212,6 +214,12 @@ def timed(command: list[str], timeout: float) -> Run:
     return Run(seconds, done.returncode, done.stdout, tail)
 
 
+def scorer_sha256() -> str:
+    """sha256 of the scorer.py leafscore imports: part of every cache key."""
+    spec = importlib.util.find_spec("scorer")
+    return hashlib.sha256(Path(spec.origin).read_bytes()).hexdigest() if spec else ""
+
+
 def leafscore_command(root: Path, version: str, *extra: str) -> list[str]:
     return [sys.executable, "-m", "leafscore", "score", str(root), "--version", version,
             "--format", "json", *extra]
@@ -263,9 +271,11 @@ def main(argv: list[str] | None = None) -> int:
         if peer:
             plan.append(("omni_extract_bench.score loop",
                          [sys.executable, "-c", PEER_LOOP, str(root)]))
+        scorer_before = scorer_sha256()
         for name, command in plan:
             print(f"  running: {name} ...", file=sys.stderr, flush=True)
             runs[name] = timed(command, args.timeout)
+        load = os.getloadavg()[1]
 
         rows = []
         for name, run in runs.items():
@@ -290,6 +300,11 @@ def main(argv: list[str] | None = None) -> int:
             headers=["ratio", "measured", "target", ""], tablefmt="github",
             disable_numparse=True,
         ))
+        print(f"load average over the last 5 minutes: {load:.2f} on {os.cpu_count()} CPUs "
+              "(ratios need an otherwise idle machine)")
+        if scorer_sha256() != scorer_before:
+            print("note: scorer.py changed during the run, so the warm rerun missed the cache "
+                  "(its key includes scorer.py); rerun on a quiet tree")
         outputs = {name: run.stdout for name, run in runs.items() if name.startswith("leafscore")}
         same = len(set(outputs.values())) == 1
         print("leafscore JSON output identical across workers and cache: "

@@ -76,8 +76,17 @@ def _parse_deep(depth: int) -> Callable[[], str]:
     return step
 
 
-def _rows(n: int, seed: int) -> list[dict]:
+def _rows(n: int, seed: int, dense: bool = False) -> list[dict]:
+    """``n`` distinct invoice rows; ``dense`` draws ``sku`` and ``price`` from 4 values
+    each, so most pairs of rows share a leaf and the pairing problem is a dense ``n`` x
+    ``n`` matrix of small, tied weights."""
     rnd = random.Random(seed)
+    if dense:
+        return [
+            {"sku": f"SKU-{rnd.randrange(4)}", "qty": k,
+             "price": rnd.choice((1.5, 2.5, 3.5, 4.5))}
+            for k in range(n)
+        ]
     return [
         {"sku": f"SKU-{rnd.randrange(10**6):06d}", "qty": rnd.randrange(1, 50),
          "price": round(rnd.uniform(1, 999), 2)}
@@ -115,20 +124,37 @@ def _load_file(megabytes: float) -> Callable[[], str]:
     return step
 
 
-def _score_rows(n: int, version: str) -> Callable[[], str]:
+def _score_rows(
+    n: int, version: str, perturbed: float = 0.1, dense: bool = False
+) -> Callable[[], str]:
+    """``n`` label rows against the same rows shuffled, a share ``perturbed`` of them
+    with one field changed (so they have no identical partner to pair with)."""
     import scorer
 
-    label = {"rows": _rows(n, 1)}
+    label = {"rows": _rows(n, 1, dense)}
     result_rows = [dict(row) for row in label["rows"]]
     rnd = random.Random(2)
     rnd.shuffle(result_rows)
-    for row in result_rows[: n // 10]:
-        row["qty"] += 1
+    for row in result_rows[: int(n * perturbed)]:
+        row["qty"] += 10**6
     result = {"rows": result_rows}
 
     def step() -> str:
         doc = scorer.score(result, ROWS_SCHEMA, label, version=version)
         return f"value {doc.value:.4f}"
+
+    return step
+
+
+def _score_junk_result(rows: int) -> Callable[[], str]:
+    """A 3-row label against a result of ``rows`` junk rows (a hostile, huge result)."""
+    import scorer
+
+    label = {"rows": _rows(3, 1)}
+    result = {"rows": _rows(rows, 3)}
+
+    def step() -> str:
+        return f"value {scorer.score(result, ROWS_SCHEMA, label, version='2.0').value:.4f}"
 
     return step
 
@@ -175,6 +201,22 @@ CASES: dict[str, tuple[str, Callable[[], Callable[[], str]], bool]] = {
     "rows-100-2.0": ("score 2.0: 100 object rows", lambda: _score_rows(100, "2.0"), False),
     "rows-1000-2.0": ("score 2.0: 1,000 object rows", lambda: _score_rows(1000, "2.0"), False),
     "rows-2000-2.0": ("score 2.0: 2,000 object rows", lambda: _score_rows(2000, "2.0"), True),
+    "rows-500-2.0-all": ("score 2.0: 500 object rows, all changed",
+                         lambda: _score_rows(500, "2.0", 1.0), False),
+    "rows-1000-2.0-all": ("score 2.0: 1,000 object rows, all changed",
+                          lambda: _score_rows(1000, "2.0", 1.0), True),
+    "rows-2000-2.0-all": ("score 2.0: 2,000 object rows, all changed",
+                          lambda: _score_rows(2000, "2.0", 1.0), True),
+    "rows-500-2.0-dense": ("score 2.0: 500 dense rows, all changed",
+                           lambda: _score_rows(500, "2.0", 1.0, True), False),
+    "rows-1000-2.0-dense": ("score 2.0: 1,000 dense rows, all changed",
+                            lambda: _score_rows(1000, "2.0", 1.0, True), True),
+    "rows-2000-2.0-dense": ("score 2.0: 2,000 dense rows, all changed",
+                            lambda: _score_rows(2000, "2.0", 1.0, True), True),
+    "rows-5000-2.0-dense": ("score 2.0: 5,000 dense rows, all changed",
+                            lambda: _score_rows(5000, "2.0", 1.0, True), True),
+    "junk-200000-2.0": ("score 2.0: 3-row label, 200,000-row junk result",
+                        lambda: _score_junk_result(200_000), True),
     "rows-1000-1.0": ("score 1.0: 1,000 object rows", lambda: _score_rows(1000, "1.0"), False),
     "rows-2000-1.0": ("score 1.0: 2,000 object rows", lambda: _score_rows(2000, "1.0"), True),
     "tags-100000-2.0": ("score 2.0: 100,000 strings in a scalar array",

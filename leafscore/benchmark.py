@@ -206,11 +206,14 @@ def _child(root: Path, rel: str) -> Path:
     return files.safe_child(root, rel) if path.is_symlink() else path
 
 
-def _read_json_file(root: Path, rel: str, *, folder_checked: bool = True) -> tuple[Any, str]:
+def _read_json_file(
+    root: Path, rel: str, *, folder_checked: bool = True, warnings: list[str] | None = None
+) -> tuple[Any, str]:
     """Parsed value and sha256 of ``ROOT/rel``; raises ``InputError`` naming the place.
 
     With ``folder_checked`` the folder of ``rel`` must have been checked with
-    ``files.safe_child``; otherwise the whole path is checked.
+    ``files.safe_child``; otherwise the whole path is checked. Read warnings (a BOM, a
+    duplicate key) are appended to ``warnings``, each starting with ``rel``.
     """
     path = _child(root, rel) if folder_checked else files.safe_child(root, rel)
     if not path.is_file():
@@ -223,6 +226,8 @@ def _read_json_file(root: Path, rel: str, *, folder_checked: bool = True) -> tup
         loaded = jsonio.loads_json(data, source=rel)
     except jsonio.JSONInputError as exc:
         raise InputError(rel, exc.position, exc.reason) from None
+    if warnings is not None:
+        warnings.extend(loaded.warnings)
     return loaded.value, sha256(data)
 
 
@@ -342,8 +347,9 @@ def load_folder(
     for doc_id in ids:
         if doc_id not in schema_ids:
             raise InputError(f"labels/{doc_id}.json", "", f"no schema schemas/{doc_id}.json")
-        schema, schema_digest = _read_json_file(root, f"schemas/{doc_id}.json")
-        label, label_digest = _read_json_file(root, f"labels/{doc_id}.json")
+        schema, schema_digest = _read_json_file(root, f"schemas/{doc_id}.json",
+                                                warnings=warnings)
+        label, label_digest = _read_json_file(root, f"labels/{doc_id}.json", warnings=warnings)
         docs.append(
             Document(
                 doc_id, schema, label, f"schemas/{doc_id}.json", f"labels/{doc_id}.json",
@@ -411,12 +417,15 @@ def load_jsonl(
     schema_digest = sha256(Path(schema).read_bytes())
     docs: dict[str, Document] = {}
     order: list[str] = []
+    warnings: list[str] = []
     for n, line in _lines(gold):
         where = f"{Path(gold).name}:{n}"
         try:
-            value = jsonio.loads_json(line, source=where).value
+            loaded = jsonio.loads_json(line, source=where)
         except jsonio.JSONInputError as exc:
             raise InputError(str(gold), f"line {n}", exc.reason) from None
+        value = loaded.value
+        warnings.extend(loaded.warnings)
         doc_id = _line_id(value, id_key)
         if doc_id is None:
             raise InputError(str(gold), f"line {n}", f"no string or integer {id_key!r} member")
@@ -429,7 +438,6 @@ def load_jsonl(
         )
         order.append(doc_id)
     results: dict[tuple[str, str], RawResult] = {}
-    warnings: list[str] = []
     for n, line in _lines(pred):
         where = f"{Path(pred).name}:{n}"
         try:

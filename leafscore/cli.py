@@ -71,6 +71,10 @@ def handles_errors(command: Callable[..., Any]) -> Callable[..., Any]:
         except RecursionError:
             click.echo("leafscore: error: input nested too deeply to process", err=True)
             raise click.exceptions.Exit(EXIT_USAGE) from None
+        except OSError as exc:  # unreadable file or folder (permissions, I/O)
+            where = exc.filename if exc.filename is not None else "input"
+            click.echo(f"leafscore: error: {where}: {exc.strerror or exc}", err=True)
+            raise click.exceptions.Exit(EXIT_USAGE) from None
 
     return wrapper
 
@@ -341,8 +345,26 @@ def _update_readme(root: Path, readme: Path, text: str) -> None:
 
 
 def _writable(folder: Path) -> bool:
-    """True when ``folder`` exists and this process may create files in it."""
-    return folder.is_dir() and os.access(folder, os.W_OK)
+    """True when ``folder`` exists, this process may create files in it, and its mode
+    has a write bit (a folder marked read-only, ``r-x``, counts as read-only even for
+    root, whom ``os.access`` always allows)."""
+    try:
+        mode = folder.stat().st_mode
+    except OSError:
+        return False
+    return folder.is_dir() and os.access(folder, os.W_OK) and bool(mode & 0o222)
+
+
+def _foreign_summary(path: Path) -> bool:
+    """True when ``path`` holds a summary leafscore did not write (e.g. DocuBench's own)."""
+    if not path.exists():
+        return False
+    try:
+        value = jsonio.load_json(path).value
+    except jsonio.JSONInputError:
+        return True
+    signature = value.get("signature") if isinstance(value, dict) else None
+    return not (isinstance(signature, str) and signature.startswith("leafscore:"))
 
 
 def _summary(root: Path, run: Run, bench: Benchmark, *, resamples: int, seed: int
@@ -365,17 +387,22 @@ def _summary(root: Path, run: Run, bench: Benchmark, *, resamples: int, seed: in
 @_root_argument
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
               help="Write summary.json/.csv here instead of ROOT/results.")
+@click.option("--force", is_flag=True,
+              help="Replace a summary.json that leafscore did not write.")
 @_bootstrap_options
 @_scoring_options
 @handles_errors
-def report(root: Path, out_dir: Path | None, resamples: int, seed: int, version: str | None,
-           workers: int, no_cache: bool, cache_dir: Path | None) -> None:
+def report(root: Path, out_dir: Path | None, force: bool, resamples: int, seed: int,
+           version: str | None, workers: int, no_cache: bool, cache_dir: Path | None) -> None:
     """Write results/summary.json and results/summary.csv (atomically)."""
     bench = _load(root)
     target = out_dir if out_dir is not None else Path(root) / "results"
     if out_dir is None and not _writable(target):
         _fail(f"{target} is missing or not writable; pass --out DIR to write elsewhere")
     files.check_output_path(root, target / "summary.json")
+    if not force and _foreign_summary(target / "summary.json"):
+        _fail(f"{target / 'summary.json'} was not written by leafscore and would be replaced; "
+              "pass --out DIR, or --force to replace it")
     run = _score(bench, ScoringSettings(version, workers, no_cache, cache_dir))
     summary = _summary(root, run, bench, resamples=resamples, seed=seed)
     try:

@@ -21,9 +21,9 @@ Decisions, one per hostile input:
 * **NaN, Infinity, -Infinity** are not JSON (RFC 8259 section 6) and are refused, so a
   result holding them is a parse failure and a label holding them is an error.
 * **Numbers out of range**: a float literal that overflows (``1e999999``) is refused; an
-  integer literal longer than :data:`MAX_INT_DIGITS` digits (Python's int-string limit)
-  is refused. Integers below that length are read exactly; floats that underflow
-  (``1e-999999``) read as ``0.0``.
+  integer literal longer than Python's int-string limit (``sys.get_int_max_str_digits()``,
+  :data:`MAX_INT_DIGITS` = 4,300 digits by default) is refused. Shorter integers are read
+  exactly; floats that underflow (``1e-999999``) read as ``0.0``.
 * **Duplicate keys**: the last value wins, with a warning naming the key.
 * **Unpaired surrogate escapes** (``"\\ud800"``) are replaced by U+FFFD with a warning,
   so every string read can be written back as UTF-8.
@@ -41,6 +41,7 @@ import json
 import os
 import re
 import stat
+import sys
 from dataclasses import dataclass
 from typing import Any
 
@@ -300,13 +301,17 @@ def _max_depth(data: bytes) -> int:
     for start in range(0, len(data), _CHUNK):
         chunk = np.frombuffer(data, dtype=np.uint8, count=min(_CHUNK, len(data) - start),
                               offset=start)
-        parity = (np.cumsum(chunk == _QUOTE, dtype=np.int32) + quotes) & 1
         steps = _STEP[chunk]
-        steps[parity.astype(bool)] = 0
-        running = np.cumsum(steps, dtype=np.int32)
-        deepest = max(deepest, depth + int(running.max()))
-        depth += int(running[-1])
-        quotes = int(parity[-1])
+        at = np.flatnonzero(steps)
+        quote_at = np.flatnonzero(chunk == _QUOTE)
+        if at.size:
+            outside = ((np.searchsorted(quote_at, at) + quotes) & 1) == 0
+            kept = steps[at[outside]]
+            if kept.size:
+                running = np.cumsum(kept, dtype=np.int64) + depth
+                deepest = max(deepest, int(running.max()))
+                depth = int(running[-1])
+        quotes += quote_at.size
     return deepest
 
 
@@ -343,11 +348,6 @@ class _Refused(Exception):
         self.token, self.reason = token, reason
 
 
-#: A float literal that may overflow (exponent of 3+ digits, or 309+ digits), or an
-#: integer literal that may pass the int-string limit; strings may match too (harmless).
-_BIG_NUMBER = re.compile(r"[eE]\+?\d{3}|(?<!\d)\d{309}")
-
-
 def _parse(text: str, body: str, base: int, source: str, warnings: list[str]) -> Any:
     duplicates: list[str] = []
 
@@ -361,20 +361,24 @@ def _parse(text: str, body: str, base: int, source: str, warnings: list[str]) ->
                 seen.add(key)
         return obj
 
-    numbers: dict[str, Any] = {}
-    if _BIG_NUMBER.search(body):  # hooks cost a Python call per number: only when needed
-        numbers = {"parse_float": _parse_float, "parse_int": _parse_int}
     try:
         value = json.loads(
-            body, object_pairs_hook=pairs_hook, parse_constant=_refuse_constant, **numbers
+            body,
+            object_pairs_hook=pairs_hook,
+            parse_constant=_refuse_constant,
+            parse_float=_parse_float,
         )
     except json.JSONDecodeError as error:
         raise JSONInputError(
             source, _line_column(text, base + error.pos), error.msg
         ) from None
     except _Refused as refused:
-        offset = base + _token_offset(body, refused.token)
+        offset = base + _offset_outside_strings(body, re.escape(refused.token))
         raise JSONInputError(source, _line_column(text, offset), refused.reason) from None
+    except ValueError as error:  # Python's int-string limit, from the C scanner
+        if "integer string conversion" not in str(error):
+            raise
+        raise _long_integer(text, body, base, source) from None
     except RecursionError:  # defensive: _check_depth runs first
         raise JSONInputError(source, "", "nesting too deep to parse") from None
     for key in dict.fromkeys(duplicates):
@@ -393,26 +397,27 @@ def _parse_float(literal: str) -> float:
     return number
 
 
-def _parse_int(literal: str) -> int:
-    digits = len(literal.lstrip("-"))
-    if digits > MAX_INT_DIGITS:
-        raise _Refused(
-            literal, f"integer with {digits:,} digits exceeds the limit of {MAX_INT_DIGITS:,}"
-        )
-    try:
-        return int(literal)
-    except ValueError:  # a lower sys.set_int_max_str_digits() limit
-        raise _Refused(literal, f"integer with {digits:,} digits is too long to read") from None
+def _long_integer(text: str, body: str, base: int, source: str) -> JSONInputError:
+    """The error for the first integer literal longer than the int-string limit."""
+    limit = sys.get_int_max_str_digits() or MAX_INT_DIGITS
+    offset = _offset_outside_strings(body, rf"-?\d{{{limit + 1},}}")
+    digits = len(re.match(r"-?(\d*)", body[offset:]).group(1))
+    return JSONInputError(
+        source,
+        _line_column(text, base + offset),
+        f"integer with {digits:,} digits exceeds the limit of {limit:,}",
+    )
 
 
 def _short(literal: str) -> str:
     return literal if len(literal) <= 24 else f"{literal[:20]}...({len(literal):,} characters)"
 
 
-def _token_offset(body: str, token: str) -> int:
-    """Offset of the first ``token`` outside strings (0 if not found)."""
-    pattern = r'"[^"\\]*(?:\\.[^"\\]*)*"|(?<![\w.+-])(' + re.escape(token) + r")(?![\w.])"
-    for match in re.finditer(pattern, body, re.DOTALL):
+def _offset_outside_strings(body: str, pattern: str) -> int:
+    """Offset of the first match of ``pattern`` that stands alone outside strings (0 if
+    none); used on error paths only."""
+    regex = r'"[^"\\]*(?:\\.[^"\\]*)*"|(?<![\w.+-])(' + pattern + r")(?![\w.])"
+    for match in re.finditer(regex, body, re.DOTALL):
         if match.group(1) is not None:
             return match.start(1)
     return 0

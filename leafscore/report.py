@@ -117,13 +117,17 @@ def summary_json(summary: Mapping[str, Any]) -> str:
 
 
 def summary_csv(summary: Mapping[str, Any]) -> str:
-    """``per_doc`` as CSV (``doc_id`` then one column per system), as DocuBench writes it."""
+    """``per_doc`` as CSV (``doc_id`` then one column per system), then the ``AGGREGATE``
+    row, as DocuBench writes it; floats with ``repr``, an empty cell where not scored."""
     systems = list(summary["aggregates"])
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["doc_id", *systems])
     for row in summary["per_doc"]:
         writer.writerow([row["doc_id"], *("" if row[s] is None else repr(row[s]) for s in systems)])
+    aggregates = summary["aggregates"]
+    writer.writerow(["AGGREGATE", *("" if aggregates[s] is None else repr(aggregates[s])
+                                    for s in systems)])
     return buffer.getvalue()
 
 

@@ -1,11 +1,19 @@
 """Documents x systems -> document scores: the run every command reads.
 
 The data model (``Cell``, ``Run``) is shared by every command: analysis modules
-(leaderboard, fields, diff, gate) read a ``Run`` and never rescore.
+(leaderboard, fields, diff, gate) read a ``Run`` and never rescore (STYLE.md §1).
+
+``score_benchmark`` keys every (system, document) by content (``cache.cache_key``), takes
+what the cache holds, scores the rest serially or in worker processes (``fork`` where
+available, so the benchmark is shared, not pickled), and assembles the cells in id order,
+so the output never depends on ``workers`` or on completion order. Scoring itself is
+``scorer.score``; what a missing or unreadable result becomes is a per-version rule
+(``RULES``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import multiprocessing
 import statistics
 from collections.abc import Callable, Iterator, Mapping
@@ -177,8 +185,10 @@ def _load(cache: Cache, key: str, version: str, *, verdicts: bool) -> Cell | Non
     """
     rules = RULES[version]
     found = cache.get(key, detail=verdicts and rules.has_verdicts)
+    if found is None:
+        return None
+    entry, listed = found
     try:
-        entry, listed = found  # type: ignore[misc]
         raw = entry["score"]
         if raw is not None and verdicts and rules.has_verdicts:
             if not isinstance(listed, list):
@@ -200,6 +210,7 @@ class _Job:
     options: Any
     cache: Cache
     keys: Mapping[tuple[str, str], str]
+    verdicts: bool
 
 
 _JOB: _Job | None = None
@@ -217,6 +228,9 @@ def _work(pair: tuple[str, str]) -> Cell:
         raise RuntimeError("worker used before initialisation")
     cell = score_cell(job.docs[pair[1]], job.bench.results[pair], job.version, job.options)
     _store(job.cache, job.keys[pair], cell, job.version)
+    if not job.verdicts and getattr(cell.score, "verdicts", None):
+        # Not wanted by the caller: dropping them here spares pickling them back.
+        cell = Cell(cell.status, dataclasses.replace(cell.score, verdicts=()), cell.warnings)
     return cell
 
 
@@ -285,7 +299,7 @@ def score_benchmark(
     done, total = len(cells), len(pairs)
     if progress:
         progress(done, total)
-    job = _Job(bench, docs, version, options, cache, keys)
+    job = _Job(bench, docs, version, options, cache, keys, verdicts)
     for pair, cell in zip(todo, _map(job, todo, workers), strict=True):
         cells[pair] = cell
         done += 1

@@ -246,14 +246,13 @@ def values(node: Node, *, empty: bool = True) -> st.SearchStrategy[Any]:
     """Values that (mostly) fit ``node``; None and empties now and then when ``empty``."""
     if node.kind == "scalar":
         fitting = _scalar_values(node)
-    elif node.kind == "object":
-        fitting = st.fixed_dictionaries(
-            {}, optional={k: values(v) for k, v in node.children.items()}
-        )
+    elif node.kind == "object":  # every member present: absence comes from empties
+        fitting = st.fixed_dictionaries({k: values(v) for k, v in node.children.items()})
     elif node.kind == "map":
-        fitting = st.dictionaries(json_keys, values(node.children["*"]), max_size=3)
+        fitting = st.dictionaries(json_keys, values(node.children["*"]), min_size=1,
+                                  max_size=3)
     else:
-        fitting = st.lists(values(node.children["[]"]), max_size=4)
+        fitting = st.lists(values(node.children["[]"]), min_size=1, max_size=4)
     if not empty:
         return fitting
     return st.one_of(fitting, fitting, fitting, st.sampled_from((None, "", [], {})))
@@ -331,8 +330,10 @@ def cases(draw: st.DrawFn, max_leaves: int = 8) -> Case:
         result = draw(values(tree))
     elif how == "mutated":
         result = mutate(tree, label, draw(st.randoms(use_true_random=False)))
-    elif how == "arbitrary":
-        result = draw(json_values())
+    elif how == "arbitrary":  # anything, usually under the schema's own member names
+        names = st.sampled_from(sorted(tree.children))
+        result = draw(st.one_of(json_values(), st.dictionaries(names, json_values()),
+                                st.dictionaries(names, json_values())))
     else:
         result = label
     return Case(tree, to_schema(tree), label, result)

@@ -54,11 +54,12 @@ def test_the_summary_per_doc_scores_equal_the_score_command(tmp_path):
             assert row[system] == scores[system]["documents"][row["doc_id"]]
 
 
-def test_the_summary_csv_has_one_row_per_document(tmp_path):
+def test_the_summary_csv_has_one_row_per_document_then_the_aggregate(tmp_path):
     root = reported(tmp_path)
     lines = (root / "results" / "summary.csv").read_text().splitlines()
     assert lines[0] == "doc_id,atlas,beacon,cobalt,drift"
-    assert len(lines) == 1 + 12
+    assert len(lines) == 1 + 12 + 1
+    assert lines[-1].startswith("AGGREGATE,")
 
 
 def test_two_workers_write_the_same_summary_bytes_as_one(tmp_path):
@@ -98,6 +99,13 @@ def test_the_1_0_summary_of_docubench_matches_its_published_summary(shared, tmp_
     theirs = json.loads((shared / "docubench/results/summary.json").read_text())
     assert ours["aggregates"] == theirs["aggregates"]
     assert ours["per_doc"] == theirs["per_doc"]
+
+
+def test_the_1_0_summary_csv_of_docubench_is_byte_identical_to_its_published_one(
+        shared, tmp_path):
+    invoke("report", shared / "docubench", "--version", "1.0", "--out", tmp_path)
+    published = (shared / "docubench/results/summary.csv").read_bytes()
+    assert (tmp_path / "summary.csv").read_bytes() == published
 
 
 def test_out_inside_an_input_folder_is_refused(tmp_path):
@@ -201,3 +209,31 @@ def test_the_readme_leaderboard_block_is_current(tmp_path):
     result = invoke("leaderboard", REPO, "--update", copy)
     assert result.exit_code == 0, result.stderr
     assert copy.read_text(encoding="utf-8") == (REPO / "README.md").read_text(encoding="utf-8")
+
+
+def test_a_summary_leafscore_did_not_write_is_never_replaced(tmp_path):
+    root = copy_tree(REPO, tmp_path / "bench")
+    foreign = root / "results" / "summary.json"
+    foreign.write_text('{"benchmark": {"name": "DocuBench"}}')
+    result = invoke("report", root)
+    assert result.exit_code == 2
+    assert "not written by leafscore" in result.stderr
+    assert foreign.read_text() == '{"benchmark": {"name": "DocuBench"}}'
+
+
+def test_force_replaces_a_summary_leafscore_did_not_write(tmp_path):
+    root = copy_tree(REPO, tmp_path / "bench")
+    (root / "results" / "summary.json").write_text("{}")
+    assert invoke("report", root, "--force").exit_code == 0
+    assert summary_of(root)["signature"].startswith("leafscore:")
+
+
+def test_a_results_folder_marked_read_only_is_not_written_even_by_root(tmp_path):
+    root = copy_tree(REPO, tmp_path / "bench")
+    (root / "results").chmod(0o555)
+    try:
+        result = invoke("report", root)
+    finally:
+        (root / "results").chmod(0o755)
+    assert result.exit_code == 2
+    assert not (root / "results" / "summary.json").exists()

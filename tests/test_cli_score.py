@@ -9,6 +9,7 @@ import os
 import pytest
 from cli_helpers import REPO, copy_tree, invoke, make_benchmark, private_cache, write_json
 
+import leafscore.cli
 import leafscore.runner
 
 __all__ = ["private_cache"]
@@ -207,3 +208,27 @@ def test_every_format_ends_with_the_signature_line():
     for fmt in ("table", "md", "csv"):
         last = invoke("score", REPO, "--format", fmt).stdout.splitlines()[-1]
         assert "leafscore:2.0|match:optimal|" in last
+
+
+def test_no_progress_bar_is_drawn_when_stderr_is_not_a_terminal(tmp_path):
+    result = invoke("score", REPO, "--no-cache")
+    assert "\r" not in result.stderr and "scoring" not in result.stderr
+
+
+def test_the_progress_bar_counts_every_cell_on_a_terminal(monkeypatch):
+    seen = []
+    monkeypatch.setattr("sys.stderr.isatty", lambda: True, raising=False)
+    with leafscore.cli._progress("scoring") as update:
+        update(0, 2)
+        update(2, 2)
+        seen.append(update is not None)
+    assert seen == [True]
+
+
+def test_a_damaged_cache_entry_is_rescored_not_an_error(tmp_path):
+    cold = invoke("score", REPO, "--format", "json", "--cache-dir", tmp_path)
+    for entry in tmp_path.rglob("*.json"):
+        entry.write_bytes(b'["not an entry"]\n{')
+    warm = invoke("score", REPO, "--format", "json", "--cache-dir", tmp_path)
+    assert warm.exit_code == 0
+    assert warm.stdout == cold.stdout

@@ -25,17 +25,16 @@ KINDS = {
     "parse_failure", "correct_absence",
 }
 SCORED = KINDS - {"correct_absence"}
+# Generating cases costs far more than scoring them: the two core properties get 200
+# examples, the others 100, so the file stays well under a minute in CI.
 HYPOTHESIS = settings(
     max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow]
 )
+LIGHT = settings(HYPOTHESIS, max_examples=100)
 
 
-def score(case_result, schema, label, version):
-    if version == "2.0" and not hasattr(scorer, "score"):
-        pytest.skip("scorer.score (version 2.0) has not landed yet")
-    if hasattr(scorer, "score"):
-        return scorer.score(case_result, schema, label, version=version, file="case.json")
-    return scorer.score_v1(case_result, schema, label, file="case.json")
+def score(result, schema, label, version):
+    return scorer.score(result, schema, label, version=version, file="case.json")
 
 
 def raises_scoring_error(result, schema, label, version) -> bool:
@@ -76,15 +75,9 @@ def check_counts(doc, result) -> None:
 
 @HYPOTHESIS
 @given(case=cases())
-def test_version_2_0_scores_any_result_in_the_unit_interval(case: Case):
+def test_version_2_0_scores_any_result_in_the_unit_interval_with_consistent_counts(case: Case):
     doc = score(case.result, case.schema, case.label, "2.0")
     check_value(doc.value)
-
-
-@HYPOTHESIS
-@given(case=cases())
-def test_version_2_0_counts_agree_with_the_value_and_the_verdicts(case: Case):
-    doc = score(case.result, case.schema, case.label, "2.0")
     check_counts(doc, case.result)
     if isinstance(case.result, dict):
         assert doc.counts.get("parse_failure", 0) == 0
@@ -102,19 +95,10 @@ def test_version_1_0_scores_any_result_or_refuses_the_schema_alone(case: Case):
     check_value(doc.value)
 
 
-@HYPOTHESIS
-@given(case=cases(), result=json_values())
-def test_arbitrary_json_results_never_raise_beyond_what_the_schema_raises(case: Case, result):
-    for version in scorer.SCORING_VERSIONS:
-        if raises_scoring_error({}, case.schema, case.label, version):
-            continue
-        check_value(score(result, case.schema, case.label, version).value)
-
-
 # --- invariants ------------------------------------------------------------------------------
 
 
-@HYPOTHESIS
+@LIGHT
 @given(case=cases())
 def test_version_2_0_scores_a_label_against_itself_as_perfect(case: Case):
     doc = score(case.label, case.schema, case.label, "2.0")
@@ -122,7 +106,7 @@ def test_version_2_0_scores_a_label_against_itself_as_perfect(case: Case):
     assert {k for k, n in doc.counts.items() if n} <= {"correct", "correct_absence"}
 
 
-@HYPOTHESIS
+@LIGHT
 @given(case=cases())
 def test_version_1_0_scores_a_label_against_itself_as_perfect(case: Case):
     try:
@@ -132,7 +116,7 @@ def test_version_1_0_scores_a_label_against_itself_as_perfect(case: Case):
     assert doc.value == 1.0
 
 
-@HYPOTHESIS
+@LIGHT
 @given(case=cases(), seed=st.integers(0, 2**32 - 1))
 def test_version_2_0_shuffling_unordered_result_arrays_changes_no_count(case: Case, seed):
     once = score(case.result, case.schema, case.label, "2.0").counts
@@ -140,7 +124,7 @@ def test_version_2_0_shuffling_unordered_result_arrays_changes_no_count(case: Ca
     assert score(shuffled, case.schema, case.label, "2.0").counts == once
 
 
-@HYPOTHESIS
+@LIGHT
 @given(case=cases(), seed=st.integers(0, 2**32 - 1))
 def test_version_2_0_shuffling_unordered_label_arrays_changes_no_count(case: Case, seed):
     once = score(case.result, case.schema, case.label, "2.0").counts
@@ -148,11 +132,9 @@ def test_version_2_0_shuffling_unordered_label_arrays_changes_no_count(case: Cas
     assert score(case.result, case.schema, shuffled, "2.0").counts == once
 
 
-@HYPOTHESIS
+@LIGHT
 @given(case=cases())
 def test_a_parse_failure_scores_zero_with_only_parse_failure_verdicts(case: Case):
-    if not hasattr(scorer, "score_parse_failure"):
-        pytest.skip("scorer.score_parse_failure has not landed yet")
     doc = scorer.score_parse_failure(case.schema, case.label, version="2.0", file="case.json")
     assert doc.value == 0.0
     assert {k for k, n in doc.counts.items() if n} <= {"parse_failure", "correct_absence"}
@@ -161,10 +143,7 @@ def test_a_parse_failure_scores_zero_with_only_parse_failure_verdicts(case: Case
 # --- schema garbage ----------------------------------------------------------------------------
 
 
-@pytest.mark.xfail(
-    strict=False, reason="scorer bugs: see BROKEN_SCHEMAS below; drop this mark once fixed"
-)
-@HYPOTHESIS
+@LIGHT
 @given(schema=hostile_schemas(), label=json_values(), result=json_values())
 @pytest.mark.parametrize("version", ["1.0", "2.0"])
 def test_a_broken_schema_raises_only_scoring_error(version, schema, label, result):
@@ -215,35 +194,42 @@ def test_a_schema_nested_as_deep_as_jsonio_accepts_scores_without_recursion_erro
     check_value(score(label, schema, label, version).value)
 
 
-# --- scorer bugs found by the tests above: minimal inputs, kept until fixed ----------------------
+# --- scorer bugs found by the tests above: minimal inputs (issue 5) -----------------------------
+# Found by the hypothesis tests; fixed in scorer.py unless marked xfail.
 
 BROKEN_SCHEMAS = {
-    "type is a boolean (2.0: TypeError in _types)": (
+    "type is a boolean (2.0 raised TypeError in _types)": (
         "2.0", {"type": "object", "properties": {"a": {"type": False}}}
     ),
-    "type is an integer (2.0: TypeError in _types)": (
+    "type is an integer (2.0 raised TypeError in _types)": (
         "2.0", {"type": "object", "properties": {"a": {"type": 0}}}
     ),
-    "abs_tol beyond float range (2.0: OverflowError in _option_number)": (
+    "abs_tol beyond float range (2.0 raised OverflowError in _option_number)": (
         "2.0",
         {
             "type": "object",
             "properties": {"a": {"type": "number", "x-leafscore": {"abs_tol": 10**400}}},
         },
     ),
-    "a $defs entry that is not a schema (2.0: AttributeError inside referencing)": (
+    "a $defs entry that is not a schema (2.0 raised AttributeError inside referencing)": (
         "2.0",
         {"type": "object", "properties": {"a": {"$ref": "#/$defs/I"}}, "$defs": {"I": 5}},
     ),
-    "properties given as a string (1.0: AttributeError in _v1_non_array)": (
+    "properties given as a string (1.0 raised AttributeError in _v1_non_array)": (
         "1.0", {"type": "object", "properties": {"a": {"type": "object", "properties": "x"}}}
     ),
 }
 
 
-@pytest.mark.xfail(strict=False, reason="scorer bug: raises other than ScoringError (issue 5)")
+@pytest.mark.xfail(strict=False, reason="scorer bug: TypeError unhashable 'list' in walk")
+def test_a_label_list_of_lists_at_an_open_map_scores():
+    schema = {"type": "object", "properties": {"a": {"type": "object"}}}
+    doc = scorer.score({"a": {"x": 1}}, schema, {"a": [[]]}, version="2.0", file="s.json")
+    check_value(doc.value)
+
+
 @pytest.mark.parametrize("version, schema", BROKEN_SCHEMAS.values(), ids=BROKEN_SCHEMAS.keys())
-def test_known_broken_schema_scores_or_raises_scoring_error(version, schema):
+def test_a_malformed_schema_hypothesis_found_scores_or_raises_scoring_error(version, schema):
     try:
         doc = scorer.score({"a": "1"}, schema, {"a": "2"}, version=version, file="s.json")
     except scorer.ScoringError:

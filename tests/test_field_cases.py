@@ -1,0 +1,51 @@
+"""Faults reported publicly against scorers of this kind (shared/cases/field-cases.jsonl).
+
+Each case states, for version 2.0, the accuracy (within 1e-12), the non-zero verdict
+counts without ``correct_absence`` (exactly) and sometimes per-field tp/fp/fn; for
+version 1.0, the reference's ``final`` where it has one.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from conftest import shared_dir
+
+import scorer
+
+CASES_FILE = shared_dir() / "cases" / "field-cases.jsonl"
+
+
+def _cases() -> list:
+    if not CASES_FILE.is_file():
+        return [pytest.param(None, id="field-cases-absent")]
+    cases = [json.loads(line) for line in CASES_FILE.read_text("utf-8").splitlines() if line]
+    return [pytest.param(case, id=case["id"]) for case in cases]
+
+
+def _v1_cases() -> list:
+    return [p for p in _cases() if p.values[0] is None or "1.0" in p.values[0]["expected"]]
+
+
+def scored_counts(doc: scorer.DocScore) -> dict[str, int]:
+    """Non-zero verdict counts without correct_absence, as the cases write them."""
+    return {k: n for k, n in doc.counts.items() if n and k != "correct_absence"}
+
+
+@pytest.mark.parametrize("case", _cases())
+def test_a_field_case_scores_its_stated_accuracy_and_verdicts_under_2_0(case, shared):
+    expected = case["expected"]["2.0"]
+    doc = scorer.score(case["result"], case["schema"], case["label"], version="2.0")
+    assert math.isclose(doc.value, expected["accuracy"], rel_tol=0.0, abs_tol=1e-12)
+    assert scored_counts(doc) == expected["verdicts"]
+    for path, counts in expected.get("fields", {}).items():
+        got = doc.fields[path]
+        assert (got.tp, got.fp, got.fn) == (counts["tp"], counts["fp"], counts["fn"])
+
+
+@pytest.mark.parametrize("case", _v1_cases())
+def test_a_field_case_scores_its_stated_final_under_1_0(case, shared):
+    doc = scorer.score(case["result"], case["schema"], case["label"], version="1.0")
+    assert math.isclose(doc.value, case["expected"]["1.0"]["final"], rel_tol=0.0, abs_tol=1e-12)

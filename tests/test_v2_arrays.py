@@ -1,0 +1,189 @@
+"""Version 2.0 array matching (spec 2.0 §5, §7 "Pairing")."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import numpy as np
+import pytest
+
+import scorer
+from scorer import score
+
+ROWS = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+    "type": "object", "properties": {"sku": {"type": "string"}, "qty": {"type": "number"}}}}}}
+TAGS = {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}}}
+
+
+def kinds(doc) -> dict[str, int]:
+    return {k: n for k, n in doc.counts.items() if n and k != "correct_absence"}
+
+
+def rows(*pairs) -> dict:
+    return {"rows": [{"sku": s, "qty": q} for s, q in pairs]}
+
+
+def test_reordered_rows_score_as_if_in_order():
+    assert score(rows(("B", 2), ("A", 1)), ROWS, rows(("A", 1), ("B", 2))).value == 1.0
+
+
+def test_a_pair_sharing_no_correct_leaf_is_not_made():
+    doc = score(rows(("X", 9)), ROWS, rows(("A", 1)))
+    assert kinds(doc) == {"missing": 2, "extra_item": 2}
+
+
+def test_pairing_maximizes_correct_leaves_over_the_whole_array():
+    # greedy in input order pairs label (A, 1) with result (A, 2) (one correct leaf, first
+    # of a tie), leaving (A, 2) with (B, 1): 1 correct leaf; optimal pairing finds 3
+    label = rows(("A", 1), ("A", 2))
+    result = rows(("A", 2), ("B", 1))
+    assert kinds(score(result, ROWS, label)) == {"correct": 3, "wrong_value": 1}
+
+
+def test_among_equal_correct_totals_more_leaves_present_on_both_sides_win():
+    schema = {"type": "object", "properties": {"r": {"type": "array", "items": {
+        "type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "string"}}}}}}
+    label = {"r": [{"a": "x", "b": "1"}]}
+    result = {"r": [{"a": "x"}, {"a": "x", "b": "2"}]}
+    doc = score(result, schema, label)
+    assert kinds(doc) == {"correct": 1, "wrong_value": 1, "extra_item": 1}
+
+
+def test_a_leaf_of_a_paired_item_is_addressed_by_its_label_index():
+    doc = score(rows(("B", 3), ("A", 1)), ROWS, rows(("A", 1), ("B", 2)))
+    assert {v.address: v.kind for v in doc.verdicts} == {
+        "rows[0].sku": "correct", "rows[0].qty": "correct",
+        "rows[1].sku": "correct", "rows[1].qty": "wrong_value"}
+
+
+def test_a_leaf_of_an_unpaired_result_item_is_addressed_by_r_and_its_result_index():
+    doc = score(rows(("A", 1), ("Z", 9)), ROWS, rows(("A", 1)))
+    assert {v.address for v in doc.verdicts if v.kind == "extra_item"} == {
+        "rows[r1].sku", "rows[r1].qty"}
+
+
+def test_field_paths_of_array_items_carry_brackets():
+    doc = score(rows(("A", 1)), ROWS, rows(("A", 1)))
+    assert sorted(doc.fields) == ["rows[].qty", "rows[].sku"]
+
+
+def test_empty_items_are_dropped_before_matching():
+    doc = score({"rows": [{}, {"sku": "", "qty": None}, {"sku": "A", "qty": 1}]}, ROWS,
+                rows(("A", 1)))  # fmt: skip
+    assert kinds(doc) == {"correct": 2}
+
+
+def test_only_non_empty_leaves_of_an_unpaired_item_yield_verdicts():
+    doc = score({"rows": []}, ROWS, {"rows": [{"sku": "A", "qty": None}]})
+    assert kinds(doc) == {"missing": 1}
+
+
+def test_scalar_items_match_as_a_multiset_one_to_one():
+    doc = score({"tags": ["a", "a", "b"]}, TAGS, {"tags": ["A", "c", "a"]})
+    assert kinds(doc) == {"correct": 2, "missing": 1, "extra_item": 1}
+
+
+def test_an_unreadable_scalar_result_item_is_an_extra_item():
+    schema = {"type": "object", "properties": {"n": {"type": "array", "items": {"type": "number"}}}}
+    assert kinds(score({"n": [1, "n/a"]}, schema, {"n": [1]})) == {"correct": 1, "extra_item": 1}
+
+
+def test_tolerant_scalar_items_use_the_optimal_assignment():
+    schema = {"type": "object", "properties": {"v": {"type": "array", "items": {
+        "type": "number", "x-leafscore": {"abs_tol": 1}}}}}
+    assert score({"v": [6, 5]}, schema, {"v": [4, 5]}).value == 1.0
+
+
+def test_an_ordered_array_pairs_item_k_with_item_k_whatever_its_worth():
+    schema = {"type": "object", "properties": {"s": {"type": "array", "items": {
+        "type": "string"}, "x-leafscore": {"ordered": True}}}}
+    doc = score({"s": ["b", "a", "c"]}, schema, {"s": ["a", "b"]})
+    assert kinds(doc) == {"wrong_value": 2, "extra_item": 1}
+
+
+def test_an_ordered_array_takes_positions_after_dropping_empty_items():
+    schema = {"type": "object", "properties": {"s": {"type": "array", "items": {
+        "type": "string"}, "x-leafscore": {"ordered": True}}}}
+    assert score({"s": ["", "a", None, "b"]}, schema, {"s": ["a", "b"]}).value == 1.0
+
+
+def test_nested_arrays_are_matched_optimally_at_every_level():
+    schema = {"type": "object", "properties": {"g": {"type": "array", "items": ROWS}}}
+    label = {"g": [rows(("A", 1), ("B", 2)), rows(("C", 3))]}
+    result = {"g": [rows(("C", 3)), rows(("B", 2), ("A", 1))]}
+    assert kinds(score(result, schema, label)) == {"correct": 6}
+
+
+def test_items_that_are_arrays_are_paired_by_their_inner_matched_count():
+    schema = {"type": "object", "properties": {"m": {"type": "array", "items": {
+        "type": "array", "items": {"type": "number"}}}}}
+    doc = score({"m": [[3, 4], [1, 9]]}, schema, {"m": [[1, 2], [3, 4]]})
+    assert kinds(doc) == {"correct": 3, "missing": 1, "extra_item": 1}
+
+
+def test_a_result_item_of_the_wrong_json_kind_counts_as_empty():
+    doc = score({"rows": ["A 1", {"sku": "A", "qty": 1}]}, ROWS, rows(("A", 1)))
+    assert kinds(doc) == {"correct": 2}
+
+
+def test_a_result_array_where_an_object_is_due_counts_as_empty_there():
+    schema = {"type": "object", "properties": {"o": {"type": "object", "properties": {
+        "a": {"type": "string"}}}}}
+    assert kinds(score({"o": ["x"]}, schema, {"o": {"a": "x"}})) == {"missing": 1}
+
+
+def test_a_label_scalar_where_an_array_is_due_is_one_exact_json_leaf():
+    doc = score({"rows": "A"}, ROWS, {"rows": "A"})
+    assert [(v.field, v.kind) for v in doc.verdicts] == [("rows", "correct")]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_permuting_result_rows_changes_no_verdict_count(seed):
+    rng = random.Random(seed)
+    label = rows(*[(rng.choice("ABC"), rng.randint(1, 3)) for _ in range(8)])
+    result = rows(*[(rng.choice("ABCD"), rng.randint(1, 3)) for _ in range(9)])
+    once = score(result, ROWS, label).counts
+    rng.shuffle(result["rows"])
+    assert score(result, ROWS, label).counts == once
+
+
+def test_a_large_array_takes_the_sparse_exact_path_and_scores_as_expected():
+    n = 600  # 600 x 600 cells exceeds the dense limit
+    label = rows(*[(f"S{i}", i % 7) for i in range(n)])
+    result = rows(*[(f"S{i}", (i % 7) + (i % 2)) for i in reversed(range(n))])
+    doc = score(result, ROWS, label)
+    assert kinds(doc) == {"correct": 900, "wrong_value": 300}
+
+
+def test_the_sparse_and_dense_solvers_reach_the_same_total_weight():
+    rng = np.random.default_rng(7)
+    row, col = rng.integers(0, 40, 300), rng.integers(0, 50, 300)
+    cells = {(int(r), int(c)): int(w) for r, c, w in zip(row, col, rng.integers(1, 9, 300),
+                                                         strict=True)}  # fmt: skip
+    r, c = (np.array(x) for x in zip(*cells, strict=True))
+    w = np.array(list(cells.values()))
+
+    def total(pairs):
+        return sum(cells[p] for p in pairs)
+
+    dense = scorer._solve(40, 50, r, c, w)
+    limit = scorer._DENSE_LIMIT
+    try:
+        scorer._DENSE_LIMIT = 0
+        sparse = scorer._solve(40, 50, r, c, w)
+    finally:
+        scorer._DENSE_LIMIT = limit
+    assert total(dense) == total(sparse)
+
+
+def test_a_tie_between_assignments_is_broken_by_content_never_by_input_order():
+    # Both pairings have 2 correct and 4 present leaves; one gives two wrong values, the
+    # other a wrong value and a type error. Every input order must choose the same one.
+    schema = {"type": "object", "properties": {"r": {"type": "array", "items": {
+        "type": "object", "properties": {"a": {"type": "string"}, "b": {"type": "number"}}}}}}
+    label = [{"a": "x", "b": "N/A"}, {"a": "x", "b": 2}]
+    result = [{"a": "x", "b": "oops"}, {"a": "x", "b": 3}]
+    seen = {json.dumps(score({"r": r}, schema, {"r": lab}).counts, sort_keys=True)
+            for lab in (label, label[::-1]) for r in (result, result[::-1])}  # fmt: skip
+    assert len(seen) == 1
