@@ -36,8 +36,10 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import hashlib
+import itertools
 import json
 import math
+import os
 import re
 import statistics
 import sys
@@ -46,7 +48,7 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import ROUND_HALF_EVEN, Decimal, localcontext
+from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Decimal, localcontext
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -106,7 +108,7 @@ COMPARE_MODES: tuple[str, ...] = ("exact", "text", "number", "date", "boolean", 
 #: Date formats tried after ISO 8601 when a field sets none (spec 2.0 §3), in order.
 DEFAULT_DATE_FORMATS: tuple[str, ...] = (
     "%Y-%m-%d", "%m/%d/%Y", "%d.%m.%Y", "%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%Y/%m/%d",
-)  # fmt: skip
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,7 +170,7 @@ class FieldCounts:
         return {
             "tp": self.tp, "fp": self.fp, "fn": self.fn,
             "precision": self.precision, "recall": self.recall, "f1": self.f1,
-        }  # fmt: skip
+        }
 
 
 def _option_number(name: str, value: Any, low: float, high: float) -> float:
@@ -288,8 +290,8 @@ class DocScore:
     ) -> DocScore:
         """Counts, fields and accuracy from ``verdicts``: the only place they are summed.
 
-        A document holding a ``parse_failure`` verdict, or no scorable leaf at all but
-        marked failed by the caller via :func:`score_parse_failure`, scores 0.0.
+        Accuracy = correct / verdicts other than ``correct_absence``, 1.0 when there are
+        none. (A parse failure's 0.0 is set by :func:`score_parse_failure`.)
         """
         counts = dict.fromkeys(VERDICT_KINDS, 0)
         sums: dict[str, list[int]] = {}
@@ -422,7 +424,7 @@ _QUOTES = str.maketrans(
     {"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
      "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"',
      "\u2044": "/", "\u2215": "/"}
-)  # fmt: skip
+)
 _SPACE = regex.compile(r"[\s\p{Z}]+")
 _SIGN = regex.compile(r"[+-](?=\p{Nd})")
 _TEXT_DROP = regex.compile(r"(?!(?<=\p{Nd})[.,/:](?=\p{Nd}))[\p{P}\p{S}]")
@@ -548,7 +550,7 @@ def _read_number_text(text: str, decimal_separator: str) -> Decimal | None:
     if exponent is not None and len(exponent.lstrip("+-")) > 9:
         return None
     number = Decimal(f"{whole or '0'}.{fraction or '0'}e{exponent or 0}")
-    return -number if negative else number
+    return number.copy_negate() if negative else number  # exact, whatever the exponent
 
 
 def canon_number(value: Any, decimal_separator: str = ".") -> Decimal | None:
@@ -810,7 +812,7 @@ class _Compiler:
         listed = declared if isinstance(declared, list) else [declared]
         if declared is not None and not all(isinstance(t, str) for t in listed):
             raise self.error(f"{pointer}/type", f"type must be a string or a list of strings, "
-                                                f"not {declared!r}")  # fmt: skip
+                                                f"not {declared!r}")
         return out
 
     def choose(self, branches: Any, pointer: str, refs: tuple[str, ...]) -> dict[str, Any]:
@@ -875,7 +877,7 @@ class _Compiler:
         return Leaf(self.leaf_compare(flat, kind, options, pointer), options)
 
     def leaf_compare(self, flat: Mapping[str, Any], kind: str | None, options: Options,
-                     pointer: str) -> str:  # fmt: skip
+                     pointer: str) -> str:
         """The comparator of a scalar node: its own or inherited ``compare``, else by type."""
         if options.compare:
             return options.compare
@@ -958,7 +960,7 @@ def possible_tags(leaf: Leaf) -> tuple[str, ...]:
     """Every tag a label value can put ``leaf`` under."""
     if leaf.compare == "mix":
         return ("text", "number", "boolean", "date", "json") if leaf.dated else (
-            "text", "number", "boolean", "json")  # fmt: skip
+            "text", "number", "boolean", "json")
     if leaf.compare in ("number", "boolean"):
         return (leaf.compare, "text", "json")
     return (leaf.compare, "json")
@@ -969,10 +971,10 @@ def _equal(leaf: Leaf, tag: str, a: Any, b: Any) -> bool:
     if a == b:
         return True
     if tag == "number" and leaf.tolerant:
-        with localcontext() as context:
-            context.prec = 60
+        with localcontext() as context:  # wide exponents: any readable number, no Overflow
+            context.prec, context.Emax, context.Emin = 60, MAX_EMAX, MIN_EMIN
             limit = max(Decimal(repr(leaf.options.abs_tol)),
-                        Decimal(repr(leaf.options.rel_tol)) * max(abs(a), abs(b)))  # fmt: skip
+                        Decimal(repr(leaf.options.rel_tol)) * max(abs(a), abs(b)))
             return abs(a - b) <= limit
     if tag == "fuzzy":
         return fuzzy_similarity(a, b) >= leaf.options.threshold
@@ -985,7 +987,7 @@ def _shown(key: Any) -> Any:
 
 
 def compare(leaf: Leaf, label: Any, result: Any, address: str, field: str,
-            canon: Callable[[Leaf, str, Any], Any] = canon_under) -> Verdict:  # fmt: skip
+            canon: Callable[[Leaf, str, Any], Any] = canon_under) -> Verdict:
     """The verdict of one leaf address (spec 2.0 §4): the only place two values meet.
 
     Both empty: ``correct_absence``; label only: ``missing``; result only:
@@ -1016,14 +1018,16 @@ _JSON_LEAF = Leaf("exact", Options())
 
 
 # ----- 6. Arrays -----------------------------------------------------------------------
-# Items are paired one-to-one, optimally: identical items first, then candidate pairs
-# from an inverted index on (field, canonical key), then an exact sparse assignment.
+# Items are paired one-to-one, optimally: identical items first; then only pairs sharing
+# a (field, canonical key) are candidates, weighed by sparse products of item-by-key
+# matrices (exact for flat items, an upper bound refined lazily for items holding arrays);
+# then an exact assignment. Fuzzy or tolerant items are weighed pair by pair.
 
 _DENSE_LIMIT = 250_000  # cells up to which the dense solver is used (a speed choice only)
 
 
 def _solve(rows: int, cols: int, row: np.ndarray, col: np.ndarray, weight: np.ndarray,
-           ) -> list[tuple[int, int]]:  # fmt: skip
+           ) -> list[tuple[int, int]]:
     """A maximum-weight one-to-one matching of ``rows`` x ``cols`` items over the edges
     (``row[k]``, ``col[k]``) of positive integer ``weight[k]``; items on no chosen edge
     stay unpaired. Returns (row, col) pairs sorted by row.
@@ -1047,7 +1051,7 @@ def _solve(rows: int, cols: int, row: np.ndarray, col: np.ndarray, weight: np.nd
         (np.concatenate([ceiling - weight.astype(np.float64), np.full(rows, ceiling)]),
          (np.concatenate([row, everyone]), np.concatenate([col, cols + everyone]))),
         shape=(rows, cols + rows),
-    )  # fmt: skip
+    )
     matched_rows, matched_cols = min_weight_full_bipartite_matching(graph)
     keep = matched_cols < cols
     return list(zip(matched_rows[keep].tolist(), matched_cols[keep].tolist(), strict=True))
@@ -1086,7 +1090,7 @@ class _Scorer:
         return found
 
     def walk(self, node: Any, label: Any, result: Any, address: str, field: str,
-             out: list[Verdict], depth: int = 0) -> None:  # fmt: skip
+             out: list[Verdict], depth: int = 0) -> None:
         """Append the verdicts of ``node`` at ``address`` (label and result may be None)."""
         if node is IGNORED:
             return
@@ -1116,10 +1120,10 @@ class _Scorer:
             pairs = list(node.properties.items())
         for name, child in pairs:
             self.walk(child, label.get(name), result.get(name), _join(address, name),
-                      _join(field, name), out, depth + 1)  # fmt: skip
+                      _join(field, name), out, depth + 1)
 
     def unpaired(self, node: Any, value: Any, side: str, address: str, field: str,
-                 out: list[Verdict], depth: int) -> None:  # fmt: skip
+                 out: list[Verdict], depth: int) -> None:
         """Verdicts of an item paired with nothing: each non-empty leaf of a label item is
         ``missing``, of a result item ``extra_item``; empty leaves yield nothing."""
         found: list[Verdict] = []
@@ -1135,7 +1139,7 @@ class _Scorer:
             out.append(verdict)
 
     def walk_array(self, node: ArrayNode, label: list, result: list, address: str,
-                   field: str, out: list[Verdict], depth: int) -> None:  # fmt: skip
+                   field: str, out: list[Verdict], depth: int) -> None:
         """Pair the non-empty items of two arrays and append the verdicts of every pair and
         of every unpaired item (spec 2.0 §5, §7 Pairing)."""
         item = node.items
@@ -1143,7 +1147,7 @@ class _Scorer:
         wanted = {ObjectNode: dict, ArrayNode: list}.get(type(item))
         left = [(i, v) for i, v in enumerate(label) if not is_empty(v)]
         right = [(j, v) for j, v in enumerate(result)
-                 if not is_empty(v) and (wanted is None or isinstance(v, wanted))]  # fmt: skip
+                 if not is_empty(v) and (wanted is None or isinstance(v, wanted))]
         if node.ordered:
             pairs = [(k, k, None) for k in range(min(len(left), len(right)))]
         else:
@@ -1156,7 +1160,7 @@ class _Scorer:
                 verdicts = []
                 index, value = left[k_left]
                 self.walk(item, value, right[k_right][1], f"{address}[{index}]", item_field,
-                          verdicts, depth + 1)  # fmt: skip
+                          verdicts, depth + 1)
             out.extend(verdicts)
         for k, (i, value) in enumerate(left):
             if k not in paired_left:
@@ -1188,11 +1192,11 @@ class _Scorer:
         else:
             children = list(node.properties.items())
         parts = [f"{json.dumps(name)}={s}" for name, child in children
-                 if (s := self.signature(child, value.get(name), depth + 1))]  # fmt: skip
+                 if (s := self.signature(child, value.get(name), depth + 1))]
         return "{" + ",".join(parts) + "}" if parts else None
 
     def match(self, item: Any, left: list, right: list, address: str, field: str, depth: int,
-              ) -> list[tuple[int, int, list[Verdict] | None]]:  # fmt: skip
+              ) -> list[tuple[int, int, list[Verdict] | None]]:
         """Optimal one-to-one pairs (left position, right position, verdicts or None) of two
         lists of non-empty items given as (index in its array, value). Maximizes correct
         leaves, then leaves present on both sides; a pair worth no correct leaf is never
@@ -1225,48 +1229,143 @@ class _Scorer:
         if flat is not None:
             chosen = self.match_flat(flat, values_left, values_right)
             return pairs + [(rest_left[r], rest_right[c], None) for r, c in chosen]
-        found: dict[tuple[int, int], tuple[int, int, list[Verdict]]] = {}
-        for r, c in self.candidates(item, values_left, values_right):
-            verdicts: list[Verdict] = []
-            self.walk(item, values_left[r], values_right[c], f"{address}[{left[rest_left[r]][0]}]",
-                      field, verdicts, depth + 1)  # fmt: skip
-            correct = sum(v.kind == "correct" for v in verdicts)
-            if correct:
-                found[r, c] = (correct, sum(v.kind in _SCORED_PAIR for v in verdicts), verdicts)
-        if not found:
-            return pairs
-        most_present = max(present for _, present, _ in found.values())
-        ceiling = most_present * min(len(rest_left), len(rest_right)) + 1
-        edges = np.array(
-            [(r, c, hits * ceiling + both) for (r, c), (hits, both, _) in found.items()], np.int64
-        )
-        row, col, weight = edges.T
-        chosen = _solve(len(rest_left), len(rest_right), row, col, weight)
-        return pairs + [(rest_left[r], rest_right[c], found[r, c][2]) for r, c in chosen]
+        addresses = [f"{address}[{left[k][0]}]" for k in rest_left]
+        if exact:
+            chosen = self.match_lazy(item, values_left, values_right, addresses, field, depth)
+        else:
+            chosen = self.match_all(item, values_left, values_right, addresses, field, depth)
+        return pairs + [(rest_left[r], rest_right[c], verdicts) for r, c, verdicts in chosen]
 
-    def candidates(self, item: Any, left: list, right: list) -> list[tuple[int, int]]:
-        """Pairs that can share a correct leaf: from an inverted index on (field path,
-        tag, canonical key) when every leaf below ``item`` is hashable, else all pairs."""
-        if not _all_hashable(item):
-            return [(r, c) for r in range(len(left)) for c in range(len(right))]
-        index: dict[tuple, list[int]] = {}
-        tags_seen: set[tuple[str, str]] = set()
-        for r, value in enumerate(left):
-            for path, leaf, v in _leaf_values(item, value, "", 0):
-                tag = label_tag(leaf, v, self.canon)
-                tags_seen.add((path, tag))
-                index.setdefault((path, tag, _shown(self.canon(leaf, tag, v))), []).append(r)
-        found: set[tuple[int, int]] = set()
-        for c, value in enumerate(right):
-            for path, leaf, v in _leaf_values(item, value, "", 0):
-                for tag in possible_tags(leaf):
-                    if (path, tag) in tags_seen:
-                        for r in index.get((path, tag, _shown(self.canon(leaf, tag, v))), ()):
-                            found.add((r, c))
-        return sorted(found)
+    def weigh(self, item: Any, label: Any, result: Any, address: str, field: str, depth: int,
+              ) -> tuple[int, int, list[Verdict]]:
+        """(correct leaves, leaves present on both sides, verdicts) of one candidate pair."""
+        verdicts: list[Verdict] = []
+        self.walk(item, label, result, address, field, verdicts, depth + 1)
+        hits = sum(v.kind == "correct" for v in verdicts)
+        return hits, sum(v.kind in _SCORED_PAIR for v in verdicts), verdicts
+
+    def match_all(self, item: Any, left: list, right: list, addresses: list[str], field: str,
+                  depth: int) -> list[tuple[int, int, list[Verdict]]]:
+        """Exact matching when some leaf is fuzzy or tolerant (not key-equal): every pair
+        is weighed, since no index can rule a pair out."""
+        found = {}
+        for r, c in itertools.product(range(len(left)), range(len(right))):
+            hits, both, verdicts = self.weigh(item, left[r], right[c], addresses[r], field, depth)
+            if hits:
+                found[r, c] = (hits, both, verdicts)
+        if not found:
+            return []
+        ceiling = max(both for _, both, _ in found.values()) * min(len(left), len(right)) + 1
+        cells = np.array([(r, c, hits * ceiling + both)
+                          for (r, c), (hits, both, _) in found.items()], np.int64)
+        row, col, weight = cells.T
+        return [(r, c, found[r, c][2]) for r, c in _solve(len(left), len(right), row, col, weight)]
+
+    def match_lazy(self, item: Any, left: list, right: list, addresses: list[str], field: str,
+                   depth: int) -> list[tuple[int, int, list[Verdict]]]:
+        """Exact matching of key-equal items (nested arrays, scalars) by lazy evaluation.
+
+        A pair's correct leaves are bounded by the size of the multiset intersection of
+        the two items' leaf keys (field path, tag, canonical key), computed for all pairs
+        at once as a sparse product of occurrence-numbered key indicators; leaves present
+        on both sides are bounded by the label item's leaf count. The assignment is solved
+        on these bounds; chosen pairs are then weighed exactly (walked) and the solve is
+        repeated until every chosen pair is exact. Since exact weights never exceed the
+        bounds, the final assignment is optimal for the exact weights.
+        """
+        seen: dict[str, set[str]] = {}
+        keys_left = [self.label_keys(item, v, "", depth + 1, seen) for v in left]
+        keys_right = [self.result_keys(item, v, "", depth + 1, seen) for v in right]
+        vocabulary: dict[tuple, int] = {}
+        a_rows, a_cols = [], []
+        for r, keys in enumerate(keys_left):
+            for key in _numbered(keys):
+                a_rows.append(r)
+                a_cols.append(vocabulary.setdefault(key, len(vocabulary)))
+        b_rows, b_cols = [], []
+        for c, keys in enumerate(keys_right):
+            for key in _numbered(keys):
+                column = vocabulary.get(key)
+                if column is not None:
+                    b_rows.append(c)
+                    b_cols.append(column)
+        if not b_rows:
+            return []
+        shape = len(vocabulary)
+        a = csr_matrix((np.ones(len(a_rows), np.int64), (a_rows, a_cols)), (len(left), shape))
+        b = csr_matrix((np.ones(len(b_rows), np.int64), (b_rows, b_cols)), (len(right), shape))
+        bound = (a @ b.T).tocoo()
+        leaves = np.array([len(keys) for keys in keys_left], np.int64)
+        ceiling = int(leaves.max()) * min(len(left), len(right)) + 1
+        upper = (bound.data * ceiling + leaves[bound.row]).tolist()
+        weights = dict(zip(zip(bound.row.tolist(), bound.col.tolist(), strict=True), upper,
+                           strict=True))
+        weighed: dict[tuple[int, int], tuple[int, int, list[Verdict]]] = {}
+        while True:
+            live = [(r, c, w) for (r, c), w in weights.items() if w > 0]
+            if not live:
+                return []
+            row, col, weight = np.array(live, np.int64).T
+            chosen = _solve(len(left), len(right), row, col, weight)
+            fresh = [pair for pair in chosen if pair not in weighed]
+            if not fresh:
+                return [(r, c, weighed[r, c][2]) for r, c in chosen]
+            for r, c in fresh:
+                hits, both, verdicts = self.weigh(item, left[r], right[c], addresses[r], field,
+                                                  depth)
+                weighed[r, c] = (hits, both, verdicts)
+                weights[r, c] = hits * ceiling + both if hits else 0
+
+    def label_keys(self, node: Any, value: Any, path: str, depth: int,
+                   seen: dict[str, set[str]]) -> list[tuple]:
+        """(path, tag, key) of every non-empty label leaf below ``node``, as the walk will
+        compare it (a label of the wrong kind at a container, or data past MAX_DEPTH, is one
+        json leaf); records the tags used per path in ``seen``."""
+        out: list[tuple] = []
+        stack = [(node, value, path, depth)]
+        while stack:
+            node, value, path, depth = stack.pop()
+            if node is IGNORED or is_empty(value):
+                continue
+            if isinstance(node, Leaf):
+                tag = label_tag(node, value, self.canon)
+                out.append((path, tag, self.canon(node, tag, value)))
+            elif depth > self.MAX_DEPTH or not isinstance(
+                    value, dict if isinstance(node, ObjectNode) else list):
+                tag = "json"
+                out.append((path, tag, canon_exact(value)))
+            else:
+                stack.extend(_children(node, value, path, depth))
+                continue
+            seen.setdefault(path, set()).add(tag)
+        return out
+
+    def result_keys(self, node: Any, value: Any, path: str, depth: int,
+                    seen: dict[str, set[str]]) -> list[tuple]:
+        """(path, tag, key) of every non-empty result leaf below ``node`` under each tag a
+        label used at its path (see :meth:`label_keys`)."""
+        out: list[tuple] = []
+        stack = [(node, value, path, depth)]
+        while stack:
+            node, value, path, depth = stack.pop()
+            if node is IGNORED or is_empty(value):
+                continue
+            tags = seen.get(path, ())
+            if isinstance(node, Leaf):
+                for tag in tags:
+                    key = self.canon(node, tag, value)
+                    if key is not None:
+                        out.append((path, tag, key))
+                continue
+            if "json" in tags:
+                out.append((path, "json", canon_exact(value)))
+            if depth <= self.MAX_DEPTH and isinstance(
+                    value, dict if isinstance(node, ObjectNode) else list):
+                stack.extend(_children(node, value, path, depth))
+        return out
 
     def match_flat(self, flat: list[tuple[tuple[str, ...], Leaf]], left: list, right: list,
-                   ) -> list[tuple[int, int]]:  # fmt: skip
+                   ) -> list[tuple[int, int]]:
         """:meth:`match` for object items whose leaves are all hashable and outside arrays:
         pair weights come from sparse products of item-by-key incidence matrices (correct
         leaves = shared keys) and bit masks (leaves present on both sides)."""
@@ -1305,7 +1404,7 @@ class _Scorer:
         size = len(vocabulary)
         a = csr_matrix((np.ones(len(rows), np.int32), (rows, cols)), shape=(len(left), size))
         b = csr_matrix((np.ones(len(right_rows), np.int32), (right_rows, right_cols)),
-                       shape=(len(right), size))  # fmt: skip
+                       shape=(len(right), size))
         shared = (a @ b.T).tocoo()
         both = np.asarray(masks_left, np.uint64)[shared.row]
         both &= np.asarray(masks_right, np.uint64)[shared.col]
@@ -1313,6 +1412,26 @@ class _Scorer:
         ceiling = len(flat) * min(len(left), len(right)) + 1
         weight = shared.data.astype(np.int64) * ceiling + present
         return _solve(len(left), len(right), shared.row, shared.col, weight)
+
+
+def _children(node: ObjectNode | ArrayNode, value: dict | list, path: str, depth: int,
+              ) -> list[tuple[Any, Any, str, int]]:
+    """(node, value, field path, depth) of the members or items of a container value."""
+    if isinstance(node, ArrayNode):
+        return [(node.items, item, f"{path}[]", depth + 1) for item in value]
+    if node.properties is None:
+        return [(node.values, v, _join(path, k), depth + 1) for k, v in value.items()]
+    return [(child, value.get(k), _join(path, k), depth + 1)
+            for k, child in node.properties.items()]
+
+
+def _numbered(keys: list[tuple]) -> Iterator[tuple[tuple, int]]:
+    """Each key with its occurrence number (1, 2, ...): indicator vectors of numbered keys
+    have dot product = size of the multiset intersection."""
+    count: dict[tuple, int] = {}
+    for key in keys:
+        count[key] = count.get(key, 0) + 1
+        yield key, count[key]
 
 
 def _join(path: str, name: str) -> str:
@@ -1381,22 +1500,6 @@ def _all_hashable(item: Any) -> bool:
     )
 
 
-def _leaf_values(node: Any, value: Any, path: str, depth: int) -> Iterator[tuple[str, Leaf, Any]]:
-    """(field path, leaf, value) of every non-empty leaf value below ``node``, including
-    inside nested arrays; label-fault containers count as one json leaf."""
-    if node is IGNORED or is_empty(value) or depth > _Scorer.MAX_DEPTH:
-        return
-    if isinstance(node, Leaf):
-        yield path, node, value
-    elif isinstance(node, ArrayNode):
-        if isinstance(value, list):
-            for v in value:
-                yield from _leaf_values(node.items, v, path + "[]", depth + 1)
-    elif isinstance(value, dict) and node.properties is not None:
-        for name, child in node.properties.items():
-            yield from _leaf_values(child, value.get(name), _join(path, name), depth + 1)
-
-
 # ----- 7. Document ---------------------------------------------------------------------
 
 
@@ -1411,7 +1514,7 @@ def _as_options(options: Options | Mapping[str, Any] | None) -> Options:
 
 def score_v2(result: Any, schema: Any, label: Any, *,
              options: Options | Mapping[str, Any] | None = None,
-             file: str = "") -> DocScore:  # fmt: skip
+             file: str = "") -> DocScore:
     """Score one document under version 2.0 (``shared/spec/scoring-2.0.md``).
 
     ``result``: any JSON value (never raises on it); ``schema``: a JSON Schema dict;
@@ -1804,12 +1907,15 @@ def score_v1(result: Any, schema: Any, label: Any, *, file: str = "") -> DocScor
         field outside a chain of ``properties``, a label number too large for a float.
     """
     arrays = _v1_array_fields(schema, file)
-    pruned = _v1_prune(schema)
+    try:
+        pruned = _v1_prune(schema)
+        label = _v1_preprocess(label, "label")
+    except RecursionError:  # the reference overflows too; name the input instead
+        raise ScoringError(file, "", "schema or label nested too deeply to walk") from None
     has_non_array = isinstance(pruned, dict) and bool(pruned.get("properties"))
     if not arrays and not has_non_array:
         raise ScoringError(file, "", "version 1.0 has no answer for a schema with no "
                            "scorable field (DocuBench raises); version 2.0 scores it")
-    label = _v1_preprocess(label, "label")
     try:
         result = _v1_preprocess(result, "result")
     except (ScoringError, RecursionError):
@@ -1853,7 +1959,7 @@ def _check_version(version: str) -> None:
 
 
 def score(result: Any, schema: Any, label: Any, *, version: str = DEFAULT_VERSION,
-          options: Options | Mapping[str, Any] | None = None, file: str = "") -> Any:  # fmt: skip
+          options: Options | Mapping[str, Any] | None = None, file: str = "") -> Any:
     """Score one document: ``result`` (any JSON value) against ``label`` under ``schema``.
 
     ``version``: one of :data:`SCORING_VERSIONS` (default :data:`DEFAULT_VERSION`);
@@ -1872,7 +1978,7 @@ def score(result: Any, schema: Any, label: Any, *, version: str = DEFAULT_VERSIO
 
 def score_parse_failure(schema: Any, label: Any, *, version: str = DEFAULT_VERSION,
                         options: Options | Mapping[str, Any] | None = None,
-                        file: str = "") -> Any:  # fmt: skip
+                        file: str = "") -> Any:
     """Score a document whose result is unusable (invalid JSON, failed envelope).
 
     2.0: every non-empty label leaf is a ``parse_failure`` verdict (FN) and the value is
@@ -1902,20 +2008,36 @@ class InputFileError(Exception):
     """A label, schema or folder that cannot be read: one line, exit code 2."""
 
 
-def _read_json(path: Path, what: str) -> Any:
-    """Read a label or schema file; InputFileError naming the file and place otherwise."""
-    if path.is_symlink() and not path.resolve().is_relative_to(path.parent.resolve().parent):
-        raise InputFileError(f"{path}: {what} is a symlink leading outside the benchmark")
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: {what} file is missing") from None
-    except OSError as exc:
-        raise InputFileError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputFileError(f"{path}: byte {exc.start}: {what} is not UTF-8") from None
+#: Largest label, schema or result file read, in bytes (a bigger result is a parse failure).
+MAX_FILE_BYTES = 64 * 1024 * 1024
+#: A byte-order mark decides the encoding; without one, files are UTF-8.
+_BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe\x00\x00", "utf-32"),
+         (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+_FENCE = re.compile(r"\A\s*```[A-Za-z0-9_-]*[ \t]*\n(.*?)\n?```\s*\Z", re.DOTALL)
+
+
+def _decode(raw: bytes) -> str:
+    for bom, codec in _BOMS:
+        if raw.startswith(bom):
+            return raw.decode(codec)
+    return raw.decode("utf-8")
+
+
+#: Deepest nesting of objects and arrays read from a file (``leafscore`` uses the same).
+MAX_DEPTH = 200
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _nesting(text: str) -> int:
+    """Deepest object/array nesting of JSON text, found without parsing (no recursion)."""
+    brackets = np.frombuffer(_JSON_STRING.sub("", text).encode("utf-8"), dtype=np.uint8)
+    steps = (np.isin(brackets, (0x5B, 0x7B)).astype(np.int64)
+             - np.isin(brackets, (0x5D, 0x7D)).astype(np.int64))
+    return int(np.cumsum(steps).max()) if len(steps) else 0
+
+
+def _parse_strict(text: str) -> Any:
+    """``json.loads`` refusing NaN/Infinity tokens and numbers beyond a float's range."""
 
     def refuse_constant(token: str) -> Any:
         raise ValueError(f"{token} is not JSON")
@@ -1926,8 +2048,31 @@ def _read_json(path: Path, what: str) -> Any:
             raise ValueError(f"number {token[:20]} is too large for a float")
         return value
 
+    return json.loads(text, parse_constant=refuse_constant, parse_float=finite)
+
+
+def _read_json(path: Path, what: str) -> Any:
+    """Read a label or schema file; InputFileError naming the file and place otherwise."""
     try:
-        return json.loads(text, parse_constant=refuse_constant, parse_float=finite)
+        if path.is_dir():
+            raise InputFileError(f"{path}: {what} is a folder, not a file")
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise InputFileError(f"{path}: {what} is {size} bytes, over the "
+                                 f"{MAX_FILE_BYTES}-byte limit")
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise InputFileError(f"{path}: {what} file is missing") from None
+    except OSError as exc:
+        raise InputFileError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
+    try:
+        text = _decode(raw)
+    except UnicodeDecodeError as exc:
+        raise InputFileError(f"{path}: byte {exc.start}: {what} is not UTF-8") from None
+    if _nesting(text) > MAX_DEPTH:
+        raise InputFileError(f"{path}: {what} is nested deeper than {MAX_DEPTH} levels")
+    try:
+        return _parse_strict(text)
     except json.JSONDecodeError as exc:
         raise InputFileError(
             f"{path}: line {exc.lineno} column {exc.colno}: {what} is not valid JSON: {exc.msg}"
@@ -1937,38 +2082,72 @@ def _read_json(path: Path, what: str) -> Any:
         raise InputFileError(f"{path}: {what} is not usable JSON: {reason}") from None
 
 
-def _read_result(path: Path, root: Path) -> tuple[str, Any]:
-    """A result envelope -> ("ok", data) | ("missing", None) | ("parse_failure", reason).
+#: Marks a result file that holds no usable JSON (see ``result_from_envelope``).
+UNREADABLE = object()
 
-    An envelope is a JSON object whose ``data`` member holds the result; ``status``
-    ``"failed"`` marks a run that produced nothing. Version 1.0 reads any object's
-    ``data`` (``{}`` when absent or unreadable, as DocuBench does); see ``_result_value``.
+
+def _read_result(path: Path, root: Path) -> Any:
+    """A result file's parsed JSON, ``None`` when absent, or ``UNREADABLE``.
+
+    Refused (``UNREADABLE``): a symlink leading outside ``root``, a file over
+    ``MAX_FILE_BYTES`` or nested deeper than ``MAX_DEPTH``, bytes that are not UTF-8
+    (or UTF-16/32 with a byte-order mark), and text that is not JSON.
     """
     if not path.exists() and not path.is_symlink():
-        return "missing", None
-    if not path.resolve().is_relative_to(root.resolve()):
-        return "parse_failure", "symlink leading outside the benchmark (refused)"
+        return None
     try:
-        envelope = json.loads(path.read_bytes().decode("utf-8-sig"))
-    except (OSError, ValueError, RecursionError) as exc:
-        return "parse_failure", f"unreadable JSON ({type(exc).__name__})"
-    return "ok", envelope
+        if not path.resolve().is_relative_to(root.resolve()) or not path.is_file() \
+                or path.stat().st_size > MAX_FILE_BYTES:
+            return UNREADABLE
+        text = _decode(path.read_bytes())
+        return json.loads(text) if _nesting(text) <= MAX_DEPTH else UNREADABLE
+    except (OSError, ValueError, RecursionError):
+        return UNREADABLE
 
 
-def _result_value(state: str, envelope: Any, version: str) -> tuple[str, Any]:
-    """Apply each version's envelope rules: ("scored" | "parse_failure", data)."""
-    if version == "1.0":  # spec 1.0 §6: an object gives its data member, anything else {}
-        if state == "ok" and isinstance(envelope, dict):
-            return "scored", envelope.get("data", {})
-        return "scored", {}
-    if state != "ok" or not isinstance(envelope, dict):
-        return "parse_failure", None
+def result_from_envelope(envelope: Any, version: str) -> tuple[str, Any, str]:
+    """A result envelope, under one version's rules -> ``(status, data, note)``.
+
+    ``envelope`` is a result file's parsed JSON (``{"status": ..., "data": {...}}`` as
+    DocuBench writes them) or ``UNREADABLE``. ``status`` is ``"scored"`` or
+    ``"parse_failure"``; ``data`` is the result to score; ``note`` says what was done
+    (empty when nothing). Used by ``python scorer.py`` and the ``leafscore`` command alike.
+
+    * 1.0 (spec 1.0 §6, DocuBench's own rule): an object gives its ``data`` member
+      (``{}`` when absent), whatever its ``status``; anything else gives ``{}``. A failed
+      or unreadable envelope is still reported as a parse failure for coverage.
+    * 2.0 (spec 2.0 §4, §6): unreadable JSON, an envelope that is not an object,
+      ``"status": "failed"``, or ``data`` that is a number or boolean is a parse
+      failure; absent or null ``data`` is an empty result (as a missing file is);
+      ``data`` given as text holding JSON (a markdown code fence around it allowed) is
+      decoded, with a note.
+    """
+    if version == "1.0":
+        if not isinstance(envelope, dict):
+            return "parse_failure", {}, "not a JSON object: scored as {}"
+        failed = envelope.get("status") == "failed"
+        return ("parse_failure" if failed else "scored"), envelope.get("data", {}), \
+            ("envelope status is 'failed'" if failed else "")
+    if envelope is UNREADABLE:
+        return "parse_failure", None, "not valid JSON"
+    if not isinstance(envelope, dict):
+        kind = type(envelope).__name__
+        return "parse_failure", None, f"envelope is a JSON {kind}, not an object"
     if envelope.get("status") == "failed":
-        return "parse_failure", None
-    data = envelope.get("data")
+        return "parse_failure", None, "envelope status is 'failed'"
+    data, note = envelope.get("data"), ""
+    if data is None:  # no output at all: an empty result, as a missing file is (§6)
+        return "scored", {}, "envelope has no data: scored as an empty result"
+    if isinstance(data, str):
+        fenced = _FENCE.match(data)
+        try:
+            data = json.loads(fenced.group(1) if fenced else data)
+        except (ValueError, RecursionError):
+            return "parse_failure", None, "data is text, not JSON"
+        note = "data given as text holding JSON: decoded"
     if not isinstance(data, (dict, list)):
-        return "parse_failure", None
-    return "scored", data
+        return "parse_failure", None, f"data is a JSON {type(data).__name__}, not an object"
+    return "scored", data, note
 
 
 def score_folder(root: Path, version: str) -> dict[str, Any]:
@@ -2000,14 +2179,18 @@ def score_folder(root: Path, version: str) -> dict[str, Any]:
     for system in systems:
         values: dict[str, float | None] = {}
         for doc_id, schema_path, schema, label in docs:
-            state, envelope = _read_result(results_dir / system / f"{doc_id}.json", root)
-            if state == "missing" and version == "1.0":
-                values[doc_id] = None
-                continue
-            kind, data = _result_value(state, envelope, version)
-            if state == "missing":
-                kind, data = "scored", {}
-            if kind == "parse_failure":
+            path = results_dir / system / f"{doc_id}.json"
+            envelope = _read_result(path, root)
+            if envelope is None:  # missing: 1.0 leaves it out, 2.0 scores an empty result
+                if version == "1.0":
+                    values[doc_id] = None
+                    continue
+                status, data, note = "scored", {}, "missing: scored as an empty result"
+            else:
+                status, data, note = result_from_envelope(envelope, version)
+            if note:
+                print(f"scorer.py: warning: {path}: {note}", file=sys.stderr)
+            if status == "parse_failure" and version != "1.0":
                 doc = score_parse_failure(schema, label, version=version, file=str(schema_path))
             else:
                 doc = score(data, schema, label, version=version, file=str(schema_path))
@@ -2055,19 +2238,19 @@ def _score_one(paths: list[str], version: str, details: bool, fmt: str) -> str:
     result_path, schema_path, label_path = (Path(p) for p in paths)
     schema = _read_json(schema_path, "schema")
     label = _read_json(label_path, "label")
-    state, envelope = _read_result(result_path, result_path.parent)
-    if state == "missing":
+    envelope = _read_result(result_path, result_path.parent)
+    if envelope is None:
         raise InputFileError(f"{result_path}: result file is missing")
     # A file holding an envelope (an object with "data" and "status") is unwrapped;
-    # anything else is the result itself.
-    if state == "ok" and isinstance(envelope, dict) and "data" in envelope \
-            and "status" in envelope:
-        state_kind, data = _result_value(state, envelope, version)
-    elif state == "ok":
-        state_kind, data = "scored", envelope
+    # anything else readable is the result itself.
+    is_envelope = isinstance(envelope, dict) and "data" in envelope and "status" in envelope
+    if is_envelope or envelope is UNREADABLE:
+        status, data, note = result_from_envelope(envelope, version)
     else:
-        state_kind, data = _result_value(state, envelope, version)
-    if state_kind == "parse_failure":
+        status, data, note = "scored", envelope, ""
+    if note:
+        print(f"scorer.py: warning: {result_path}: {note}", file=sys.stderr)
+    if status == "parse_failure" and version != "1.0":
         doc = score_parse_failure(schema, label, version=version, file=str(schema_path))
     else:
         doc = score(data, schema, label, version=version, file=str(schema_path))
@@ -2117,6 +2300,8 @@ def main(argv: list[str] | None = None) -> int:
     except (InputFileError, ScoringError) as exc:
         print(f"scorer.py: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `python scorer.py | head`: the reader left; not an error
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - swallow the final flush
     return 0
 
 

@@ -189,6 +189,41 @@ def _score_deep_schema(version: str) -> Callable[[], str]:
     return step
 
 
+def _cli_rows(rows: int) -> Callable[[], str]:
+    """``leafscore score`` end to end (in this process) on one document whose label and
+    result each hold ``rows`` rows, the result shuffled with 10% changed."""
+    from click.testing import CliRunner
+
+    from leafscore.cli import main
+
+    folder = Path(tempfile.mkdtemp(prefix="leafscore-bench-"))
+    for sub in ("schemas", "labels", "results/sys"):
+        (folder / sub).mkdir(parents=True)
+    label = _rows(rows, 1)
+    result = [dict(row) for row in label]
+    random.Random(2).shuffle(result)
+    for row in result[: rows // 10]:
+        row["qty"] += 10**6
+    (folder / "schemas/d.json").write_text(json.dumps(ROWS_SCHEMA))
+    (folder / "labels/d.json").write_text(json.dumps({"rows": label}))
+    (folder / "results/sys/d.json").write_text(json.dumps({"data": {"rows": result}}))
+    size = (folder / "results/sys/d.json").stat().st_size
+
+    def step() -> str:
+        outcome = CliRunner().invoke(
+            main, ["score", str(folder), "--no-cache", "--version", "2.0", "--format", "json"]
+        )
+        for path in sorted(folder.rglob("*"), reverse=True):
+            path.rmdir() if path.is_dir() else path.unlink()
+        folder.rmdir()
+        if outcome.exit_code != 0:
+            return f"exit {outcome.exit_code}: {outcome.output.strip()[-120:]}"
+        value = json.loads(outcome.stdout)["systems"]["sys"]["documents"]["d"]
+        return f"result file {size:,} bytes, value {value:.4f}"
+
+    return step
+
+
 CASES: dict[str, tuple[str, Callable[[], Callable[[], str]], bool]] = {
     # name: (what, prepare, slow)
     "depth-200": ("parse: nesting 200 deep (the limit)", lambda: _parse_deep(200), False),
@@ -217,6 +252,8 @@ CASES: dict[str, tuple[str, Callable[[], Callable[[], str]], bool]] = {
                             lambda: _score_rows(5000, "2.0", 1.0, True), True),
     "junk-200000-2.0": ("score 2.0: 3-row label, 200,000-row junk result",
                         lambda: _score_junk_result(200_000), True),
+    "cli-100000-rows": ("leafscore score: label and result of 100,000 rows each",
+                        lambda: _cli_rows(100_000), True),
     "rows-1000-1.0": ("score 1.0: 1,000 object rows", lambda: _score_rows(1000, "1.0"), False),
     "rows-2000-1.0": ("score 1.0: 2,000 object rows", lambda: _score_rows(2000, "1.0"), True),
     "tags-100000-2.0": ("score 2.0: 100,000 strings in a scalar array",

@@ -25,6 +25,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any
 
+import scorer
 from leafscore import files, jsonio
 from leafscore.config import DEFAULT_BREAKDOWNS, DEFAULT_METADATA_FILES, BenchmarkConfig
 from leafscore.errors import InputError
@@ -133,38 +134,40 @@ class ResultRead:
 # ------------------------------------------------------------------------------------
 
 
-def read_result(raw: RawResult) -> ResultRead:
-    """Parse a raw result into the value to score; never raises for a bad result.
+def read_result(raw: RawResult, version: str) -> ResultRead:
+    """Parse a raw result into the value to score under ``version``; never raises.
 
-    Folder mode (an envelope): invalid JSON, an envelope that is not an object, and
-    ``"status": "failed"`` are parse failures; otherwise the ``data`` member is scored
-    (``{}`` when absent, with a warning). ``data`` given as a string holding JSON is
-    decoded, with a warning. JSONL mode: the value is the result itself; a string value
-    is decoded as JSON (a markdown code fence around it is removed, with a warning).
+    Folder mode (an envelope): the file is read with ``jsonio`` (unreadable JSON becomes
+    ``scorer.UNREADABLE``), then ``scorer.result_from_envelope`` applies the version's
+    envelope rules, the same ones ``python scorer.py`` uses. JSONL mode: the value is the
+    result itself; a string value is decoded as JSON (a markdown code fence around it is
+    removed, with a warning).
     """
     if raw.data is None and not raw.problem:
         return ResultRead("missing", {})
+    warnings: list[str] = []
     if raw.problem:
-        return ResultRead("parse_failure", {}, (f"{raw.file}: {raw.problem}",))
-    try:
-        loaded = jsonio.loads_json(raw.data, source=raw.file, unwrap_fences=raw.from_line)
-    except (jsonio.JSONInputError, InputError) as exc:
-        return ResultRead("parse_failure", {}, (f"{exc} (scored as a parse failure)",))
-    warnings = list(loaded.warnings)
-    value = loaded.value
+        warnings.append(f"{raw.file}: {raw.problem}")
+        value: Any = scorer.UNREADABLE
+    else:
+        try:
+            loaded = jsonio.loads_json(raw.data, source=raw.file,
+                                       unwrap_fences=raw.from_line)
+        except (jsonio.JSONInputError, InputError) as exc:
+            warnings.append(f"{exc} (scored as a parse failure)")
+            value = scorer.UNREADABLE
+        else:
+            warnings.extend(loaded.warnings)
+            value = loaded.value
+            if raw.from_line:
+                return _decoded_text(value, raw.file, warnings, strict=True)
     if raw.from_line:
-        return _decoded_text(value, raw.file, warnings, strict=True)
-    if not isinstance(value, dict):
-        kind = type(value).__name__
-        warnings.append(f"{raw.file}: envelope is a JSON {kind}, not an object (parse failure)")
         return ResultRead("parse_failure", {}, tuple(warnings))
-    if value.get("status") == "failed":
-        warnings.append(f"{raw.file}: envelope status is 'failed' (parse failure)")
-        return ResultRead("parse_failure", {}, tuple(warnings))
-    if "data" not in value:
-        warnings.append(f"{raw.file}: envelope has no 'data' member (scored as {{}})")
-        return ResultRead("scored", {}, tuple(warnings))
-    return _decoded_text(value["data"], raw.file, warnings)
+    status, data, note = scorer.result_from_envelope(value, version)
+    if note:
+        warnings.append(f"{raw.file}: {note}" + (" (parse failure)"
+                                                 if status == "parse_failure" else ""))
+    return ResultRead(status, {} if data is None else data, tuple(warnings))
 
 
 def _decoded_text(

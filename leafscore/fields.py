@@ -16,6 +16,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import scorer
+
 #: Verdict kinds that are not errors; every other kind is an error category.
 NOT_ERRORS: frozenset[str] = frozenset({"correct", "correct_absence"})
 
@@ -40,11 +42,8 @@ def prf(tp: int, fp: int, fn: int) -> PRF:
     >>> prf(0, 0, 0)
     PRF(precision=None, recall=None, f1=None)
     """
-    return PRF(
-        precision=tp / (tp + fp) if tp + fp else None,
-        recall=tp / (tp + fn) if tp + fn else None,
-        f1=2 * tp / (2 * tp + fp + fn) if tp + fp + fn else None,
-    )
+    counts = scorer.FieldCounts(tp, fp, fn)  # the one definition of the three ratios
+    return PRF(precision=counts.precision, recall=counts.recall, f1=counts.f1)
 
 
 @dataclass(frozen=True)

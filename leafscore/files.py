@@ -37,6 +37,8 @@ MAX_NAME_BYTES: int = 200
 #: (``results/`` itself is allowed: ``results/summary.json`` lives there).
 INPUT_DIRS: tuple[str, ...] = ("schemas", "labels")
 
+# The umask, read once at import (reading it means setting it; done before any thread of
+# ours runs) to give new files the permissions an ordinary open() would.
 _UMASK = os.umask(0)
 os.umask(_UMASK)
 

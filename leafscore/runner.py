@@ -94,13 +94,13 @@ class Run:
 # rule is a named function in a table (STYLE.md §3), never an `if version` branch.
 
 
-def _parse_failure_v1(doc: Document, version: str, options: Any) -> Any:
-    """1.0 scores a parse failure as the empty result ``{}``, as DocuBench does."""
-    return scorer.score({}, doc.schema, doc.label, version=version, options=options,
+def _parse_failure_v1(doc: Document, data: Any, version: str, options: Any) -> Any:
+    """1.0 scores what DocuBench would: the envelope's data, or ``{}`` (spec 1.0 §6)."""
+    return scorer.score(data, doc.schema, doc.label, version=version, options=options,
                         file=doc.schema_file)
 
 
-def _parse_failure_v2(doc: Document, version: str, options: Any) -> Any:
+def _parse_failure_v2(doc: Document, data: Any, version: str, options: Any) -> Any:
     """2.0: every non-empty label leaf is a ``parse_failure`` verdict (spec 2.0 §4)."""
     return scorer.score_parse_failure(doc.schema, doc.label, version=version, options=options,
                                       file=doc.schema_file)
@@ -129,7 +129,7 @@ def _to_dict_v2(score: Any) -> dict[str, Any]:
 class VersionRules:
     """What differs by version in a run: the two result rules and how scores are stored."""
 
-    parse_failure: Callable[[Document, str, Any], Any]
+    parse_failure: Callable[[Document, Any, str, Any], Any]
     missing: Callable[[Document, str, Any], Any]
     score_type: str  # name of the scorer class with ``from_dict``
     to_dict: Callable[[Any], dict[str, Any]]  # every stored field, verdicts included
@@ -159,11 +159,12 @@ def score_cell(doc: Document, raw: RawResult, version: str, options: Any) -> Cel
     Raises ``scorer.ScoringError`` for a schema or label the metric cannot score.
     """
     rules = RULES[version]
-    read = read_result(raw)
+    read = read_result(raw, version)
     if read.status == "missing":
         return Cell("missing", rules.missing(doc, version, options), read.warnings)
     if read.status == "parse_failure":
-        return Cell("parse_failure", rules.parse_failure(doc, version, options), read.warnings)
+        score = rules.parse_failure(doc, read.data, version, options)
+        return Cell("parse_failure", score, read.warnings)
     score = scorer.score(read.data, doc.schema, doc.label, version=version, options=options,
                          file=doc.schema_file)
     return Cell("scored", score, read.warnings)

@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+import scorer
 from leafscore.runner import Cell, Run
 
 SIGNATURE = (
@@ -19,16 +20,7 @@ SIGNATURE = (
     "|bs:1000|seed:12345|tool:0.1.0"
 )
 #: Verdict kind -> (tp, fp, fn), spec scoring-2.0 §4.
-KINDS = {
-    "correct": (1, 0, 0),
-    "wrong_value": (0, 1, 1),
-    "type_error": (0, 1, 1),
-    "missing": (0, 0, 1),
-    "hallucinated": (0, 1, 0),
-    "extra_item": (0, 1, 0),
-    "parse_failure": (0, 0, 1),
-    "correct_absence": (0, 0, 0),
-}
+KINDS = scorer.VERDICT_KINDS
 
 
 @dataclass(frozen=True)

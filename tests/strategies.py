@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 NAMES = ("a", "b", "c", "d", "e")
 TEXTS = ("Acme, Inc.", "ACME INC", "A-1", "a 1", "INV-0215", "INV-215", "N/A", "-", "x",
-         "Globex", "1/2", "12", "")  # fmt: skip
+         "Globex", "1/2", "12", "")
 NUMBERS = (0, 1, 2, 2.5, -98.2, 98.2, 1240, "1,240.00", "(5)", "7", "n/a", 10**20)
 DATES = ("2024-03-31", "03/31/2024", "March 31, 2024", "2024-03-31T00:00:00Z", "2024-04-01",
-         "someday")  # fmt: skip
+         "someday")
 BOOLEANS = (True, False, "true", "FALSE", 1, "yes")
 
 SCALARS: dict[str, tuple[dict[str, Any], tuple]] = {
@@ -66,7 +66,7 @@ def values(schema: dict[str, Any], rng: random.Random, depth: int = 0) -> Any:
         return rng.choice(schema["x-pool"] + (None,))
     if schema["type"] == "object":
         return {name: values(sub, rng, depth + 1) for name, sub in schema["properties"].items()
-                if rng.random() < 0.85}  # fmt: skip
+                if rng.random() < 0.85}
     return [values(schema["items"], rng, depth + 1) for _ in range(rng.randint(0, 4))]
 
 
@@ -122,7 +122,7 @@ def triples(draw, *, ordered: bool = True) -> tuple[dict, dict, dict]:
     """``(schema, label, result)`` with an object root; the result is always an object."""
     names = draw(st.lists(st.sampled_from(NAMES), min_size=1, max_size=4, unique=True))
     root = {"type": "object",
-            "properties": {n: draw(schemas(depth=2, ordered=ordered)) for n in names}}  # fmt: skip
+            "properties": {n: draw(schemas(depth=2, ordered=ordered)) for n in names}}
     rng = random.Random(draw(st.integers(0, 2**32 - 1)))
     label = values(root, rng)
     result = mutate(root, label, rng)

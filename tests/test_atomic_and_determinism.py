@@ -101,6 +101,30 @@ def test_a_report_killed_while_writing_leaves_the_previous_summary_intact(tmp_pa
     json.loads(previous)  # and it is whole
 
 
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc (Linux)")
+def test_a_report_after_a_killed_one_writes_the_new_summary(tmp_path):
+    root = make_benchmark(tmp_path / "bench")
+    report = ["report", str(root), "--no-cache", "--resamples", "50"]
+    marker = tmp_path / "writing"
+    child = subprocess.Popen([sys.executable, "-c", HARNESS, str(marker), *report], cwd=REPO,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while not marker.exists() and child.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.wait()
+    assert not (root / "results/summary.json").exists()  # killed before the rename
+
+    again = run(leafscore_cmd(*report))
+    assert again.returncode == 0, again.stderr
+    assert json.loads((root / "results/summary.json").read_text())["version"] == "2.0"
+
+
 def test_a_report_run_to_the_end_replaces_the_summary(tmp_path):
     root = make_benchmark(tmp_path / "bench")
     report = leafscore_cmd("report", str(root), "--no-cache", "--resamples", "50")

@@ -95,20 +95,30 @@ def test_the_cache_key_changes_with_each_input():
 
 
 def test_data_given_as_a_string_holding_json_is_decoded_with_a_warning():
-    read = read_result(RawResult("r.json", b'{"data": "{\\"a\\": 1}"}'))
+    read = read_result(RawResult("r.json", b'{"data": "{\\"a\\": 1}"}'), "2.0")
     assert (read.status, read.data) == ("scored", {"a": 1})
     assert any("text holding JSON" in w for w in read.warnings)
 
 
 def test_an_envelope_without_data_is_scored_as_empty_with_a_warning():
-    read = read_result(RawResult("r.json", b'{"status": "ok"}'))
+    read = read_result(RawResult("r.json", b'{"status": "ok"}'), "2.0")
     assert (read.status, read.data) == ("scored", {})
     assert read.warnings
 
 
 def test_an_empty_result_file_is_a_parse_failure():
-    assert read_result(RawResult("r.json", b"")).status == "parse_failure"
+    assert read_result(RawResult("r.json", b""), "2.0").status == "parse_failure"
 
 
 def test_an_absent_result_is_missing():
-    assert read_result(RawResult("r.json", None)).status == "missing"
+    assert read_result(RawResult("r.json", None), "2.0").status == "missing"
+
+
+def test_version_1_0_scores_a_string_data_member_as_it_is_as_docubench_does():
+    read = read_result(RawResult("r.json", b'{"data": "{\\"a\\": 1}"}'), "1.0")
+    assert (read.status, read.data) == ("scored", '{"a": 1}')
+
+
+def test_version_1_0_scores_a_failed_envelope_s_data_and_reports_a_parse_failure():
+    read = read_result(RawResult("r.json", b'{"status": "failed", "data": null}'), "1.0")
+    assert (read.status, read.data) == ("parse_failure", {})

@@ -156,7 +156,7 @@ ACCEPTED = {
     ),
     "data a string holding JSON": (
         json.dumps({"status": "ok", "data": LABELS["d2"].decode()}).encode(),
-        "result given as text holding JSON; decoded",
+        "data given as text holding JSON: decoded",
     ),
 }
 
@@ -167,6 +167,18 @@ def test_a_suspicious_but_readable_result_is_scored_with_a_warning(root, content
     out, stderr = leafscore_json(root, "--version", "2.0")
     assert out["systems"]["sysA"]["documents"] == {"d1": 1.0, "d2": 1.0}
     assert f"results/sysA/d2.json: {warning}" in stderr
+
+
+def test_scorer_py_and_leafscore_agree_on_every_readable_hostile_result(tmp_path):
+    root = make_benchmark(tmp_path / "bench")
+    for n, (content, _) in enumerate(ACCEPTED.values()):
+        shutil.copytree(root / "results/sysA", root / f"results/sys{n:02d}")
+        plant(root / f"results/sys{n:02d}/d2.json", content)
+    theirs = json.loads(scorer_py(root).stdout)["systems"]
+    ours, _ = leafscore_json(root, "--version", "2.0")
+    assert {s: v["documents"] for s, v in theirs.items()} == {
+        s: v["documents"] for s, v in ours["systems"].items()
+    }
 
 
 def test_version_1_0_scores_a_hostile_result_as_empty_data_and_goes_on(root):
@@ -242,8 +254,6 @@ def test_scorer_py_refuses_a_hostile_label_or_schema_in_one_line_exit_2(
     assert_one_line_error(captured.err, f"{role}/d2.json")
 
 
-@pytest.mark.xfail(strict=False, reason="scorer.py reads 900 levels (json's own limit is "
-                   "~1,000), then version 1.0's recursive _v1_strip raises RecursionError")
 def test_python_scorer_py_refuses_a_label_nested_900_deep_without_a_traceback(root):
     plant(root / "labels/d2.json", b'{"total":' + b"[" * 900 + b"]" * 900 + b"}")
     run = scorer_py(root, version="1.0")
@@ -258,11 +268,25 @@ def test_python_scorer_py_refuses_a_hostile_label_without_a_traceback(root):
     assert_one_line_error(run.stderr, "labels/d2.json")
 
 
+ORIGINAL = {"labels": LABELS["d2"], "schemas": SCHEMA}
+
+
 @pytest.mark.parametrize("role", ["labels", "schemas"])
-def test_a_label_or_schema_with_a_bom_or_duplicate_keys_is_read(root, role):
-    plant(root / f"{role}/d2.json", codecs.BOM_UTF8 + (root / f"{role}/d1.json").read_bytes())
-    if role == "labels":
-        plant(root / "labels/d2.json", b'{"total":1,"total":7,"name":"Beta"}')
+def test_a_label_or_schema_with_a_utf8_bom_is_read(root, role):
+    plant(root / f"{role}/d2.json", codecs.BOM_UTF8 + ORIGINAL[role])
+    out, _ = leafscore_json(root, "--version", "2.0")
+    assert out["systems"]["sysA"]["documents"] == {"d1": 1.0, "d2": 1.0}
+
+
+@pytest.mark.parametrize("role", ["labels", "schemas"])
+def test_a_utf16_label_or_schema_with_a_bom_is_decoded(root, role):
+    plant(root / f"{role}/d2.json", ORIGINAL[role].decode().encode("utf-16"))
+    out, _ = leafscore_json(root, "--version", "2.0")
+    assert out["systems"]["sysA"]["documents"] == {"d1": 1.0, "d2": 1.0}
+
+
+def test_a_label_with_a_duplicate_key_keeps_the_last_value(root):
+    plant(root / "labels/d2.json", b'{"total":1,"total":7,"name":"Beta"}')
     out, _ = leafscore_json(root, "--version", "2.0")
     assert out["systems"]["sysA"]["documents"] == {"d1": 1.0, "d2": 1.0}
 
@@ -391,6 +415,50 @@ def test_a_fenced_jsonl_prediction_is_unwrapped_with_a_warning(tmp_path):
     assert json.loads(outcome.stdout)["systems"]["pred"]["documents"] == {"d1": 1.0}
     assert "unwrapped a markdown code fence" in outcome.stderr
 
+
+# --- nothing executed or imported from a benchmark folder ---------------------------------------
+
+TRAP = "import pathlib\npathlib.Path(__file__).with_name('IMPORTED').write_text(__name__)\n"
+
+
+def trapped_benchmark(tmp_path: Path) -> Path:
+    """A benchmark whose folder also holds modules named like leafscore's imports; each
+    records its import by writing ROOT/IMPORTED."""
+    root = make_benchmark(tmp_path / "bench")
+    for name in ("scorer", "click", "numpy", "leafscore", "sitecustomize", "jsonschema"):
+        (root / f"{name}.py").write_text(TRAP)
+    return root
+
+
+def test_the_leafscore_command_run_inside_a_benchmark_imports_nothing_from_it(tmp_path):
+    command = shutil.which("leafscore")
+    if command is None:
+        pytest.skip("the leafscore console script is not installed")
+    root = trapped_benchmark(tmp_path)
+    outcome = subprocess.run([command, "score", ".", "--no-cache", "--version", "2.0"],
+                             cwd=root, capture_output=True, text=True, timeout=120, check=False)
+    assert outcome.returncode == 0, outcome.stderr
+    assert not (root / "IMPORTED").exists()
+
+
+def test_python_scorer_py_run_inside_a_benchmark_imports_nothing_from_it(tmp_path):
+    root = trapped_benchmark(tmp_path)
+    outcome = subprocess.run([sys.executable, str(REPO / "scorer.py"), ".", "--version", "2.0"],
+                             cwd=root, capture_output=True, text=True, timeout=120, check=False)
+    assert outcome.returncode == 0, outcome.stderr
+    assert not (root / "IMPORTED").exists()
+
+
+
+def test_python_dash_p_m_leafscore_run_inside_a_benchmark_imports_nothing_from_it(tmp_path):
+    # Plain `python -m` puts the working folder first on sys.path (a Python rule no package
+    # can undo); -P (Python 3.11+) leaves it out, so docs/CLI.md names these entry points.
+    root = trapped_benchmark(tmp_path)
+    outcome = subprocess.run([sys.executable, "-P", "-m", "leafscore", "score", ".",
+                              "--no-cache", "--version", "2.0"],
+                             cwd=root, capture_output=True, text=True, timeout=120, check=False)
+    assert outcome.returncode == 0, outcome.stderr
+    assert not (root / "IMPORTED").exists()
 
 # --- nothing written into the inputs -------------------------------------------------------------
 

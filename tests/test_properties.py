@@ -13,7 +13,7 @@ from strategies import shuffle_arrays, triples
 from scorer import score
 
 PROPERTY = settings(max_examples=150, deadline=None,
-                    suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
+                    suppress_health_check=[HealthCheck.too_slow])
 
 
 def scored(doc) -> dict[str, int]:

@@ -70,7 +70,7 @@ def test_field_paths_of_array_items_carry_brackets():
 
 def test_empty_items_are_dropped_before_matching():
     doc = score({"rows": [{}, {"sku": "", "qty": None}, {"sku": "A", "qty": 1}]}, ROWS,
-                rows(("A", 1)))  # fmt: skip
+                rows(("A", 1)))
     assert kinds(doc) == {"correct": 2}
 
 
@@ -160,7 +160,7 @@ def test_the_sparse_and_dense_solvers_reach_the_same_total_weight():
     rng = np.random.default_rng(7)
     row, col = rng.integers(0, 40, 300), rng.integers(0, 50, 300)
     cells = {(int(r), int(c)): int(w) for r, c, w in zip(row, col, rng.integers(1, 9, 300),
-                                                         strict=True)}  # fmt: skip
+                                                         strict=True)}
     r, c = (np.array(x) for x in zip(*cells, strict=True))
     w = np.array(list(cells.values()))
 
@@ -185,5 +185,27 @@ def test_a_tie_between_assignments_is_broken_by_content_never_by_input_order():
     label = [{"a": "x", "b": "N/A"}, {"a": "x", "b": 2}]
     result = [{"a": "x", "b": "oops"}, {"a": "x", "b": 3}]
     seen = {json.dumps(score({"r": r}, schema, {"r": lab}).counts, sort_keys=True)
-            for lab in (label, label[::-1]) for r in (result, result[::-1])}  # fmt: skip
+            for lab in (label, label[::-1]) for r in (result, result[::-1])}
     assert len(seen) == 1
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_lazy_matching_reaches_the_same_optimum_as_weighing_every_pair(seed):
+    rng = random.Random(seed)
+    schema = {"type": "object", "properties": {"g": {"type": "array", "items": ROWS}}}
+    item = scorer.compile_schema(schema).properties["g"].items
+
+    def group():
+        return rows(*[(rng.choice("ABC"), rng.randint(1, 3)) for _ in range(rng.randint(0, 3))])
+
+    left, right = [group() for _ in range(6)], [group() for _ in range(7)]
+    addresses = [f"g[{k}]" for k in range(len(left))]
+
+    def totals(chosen):
+        verdicts = [v for _, _, found in chosen for v in found]
+        return (sum(v.kind == "correct" for v in verdicts),
+                sum(v.kind in ("correct", "wrong_value", "type_error") for v in verdicts))
+
+    lazy = scorer._Scorer().match_lazy(item, left, right, addresses, "g[]", 0)
+    every = scorer._Scorer().match_all(item, left, right, addresses, "g[]", 0)
+    assert totals(lazy) == totals(every)

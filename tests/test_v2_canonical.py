@@ -230,3 +230,7 @@ def test_under_exact_object_key_order_does_not_matter():
 
 def test_under_exact_a_string_differs_from_the_number_it_spells():
     assert canon_exact("1") != canon_exact(1)
+
+
+def test_a_negative_number_with_an_exponent_beyond_the_decimal_context_reads_exactly():
+    assert canon_number("-1e99999999") == Decimal("-1e99999999")

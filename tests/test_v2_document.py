@@ -13,9 +13,9 @@ from scorer import DocScore, FieldCounts, Options, ScoringError, score, score_pa
 SCHEMA = {"type": "object", "properties": {
     "vendor": {"type": "string"}, "total": {"type": "number"}, "paid": {"type": "boolean"},
     "lines": {"type": "array", "items": {"type": "object", "properties": {
-        "sku": {"type": "string"}, "qty": {"type": "integer"}}}}}}  # fmt: skip
+        "sku": {"type": "string"}, "qty": {"type": "integer"}}}}}}
 LABEL = {"vendor": "Acme, Inc.", "total": 1240, "paid": True,
-         "lines": [{"sku": "A-1", "qty": 2}, {"sku": "B-2", "qty": 1}]}  # fmt: skip
+         "lines": [{"sku": "A-1", "qty": 2}, {"sku": "B-2", "qty": 1}]}
 
 
 def kinds(doc) -> dict[str, int]:
@@ -223,7 +223,7 @@ def test_an_unknown_option_is_refused_by_name():
 
 @pytest.mark.parametrize("bad", [{"threshold": 1.5}, {"abs_tol": -1}, {"abs_tol": True},
                                  {"decimal_separator": ";"}, {"ordered": "yes"},
-                                 {"date_formats": "%Y"}])  # fmt: skip
+                                 {"date_formats": "%Y"}])
 def test_a_bad_option_value_is_refused(bad):
     with pytest.raises(ValueError):
         Options.from_mapping(bad)

@@ -224,3 +224,9 @@ def test_ordered_on_an_array_is_inherited_by_the_arrays_below_it():
 def test_tolerances_compare_exact_decimals_not_binary_floats():
     schema = obj(n={"type": "number", "x-leafscore": {"abs_tol": 0.1}})
     assert score({"n": 1.1}, schema, {"n": 1.0}).value == 1.0  # 1.1 - 1.0 > 0.1 in binary
+
+
+def test_a_tolerant_field_compares_numbers_with_huge_exponents_without_overflow():
+    schema = obj(n={"type": "number", "x-leafscore": {"abs_tol": 1, "rel_tol": 0.1}})
+    assert score({"n": "-1e99999999"}, schema, {"n": 5}).value == 0.0
+    assert score({"n": "1e99999999"}, schema, {"n": "1.05e99999999"}).value == 1.0
