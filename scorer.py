@@ -43,6 +43,7 @@ import os
 import re
 import statistics
 import sys
+import tomllib
 import unicodedata
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -2150,7 +2151,7 @@ def result_from_envelope(envelope: Any, version: str) -> tuple[str, Any, str]:
     return "scored", data, note
 
 
-def score_folder(root: Path, version: str) -> dict[str, Any]:
+def score_folder(root: Path, version: str, options: Any = None) -> dict[str, Any]:
     """Score every document of every system in a benchmark folder.
 
     Returns ``{"version": V, "systems": {system: {"score": float | None, "documents":
@@ -2160,8 +2161,9 @@ def score_folder(root: Path, version: str) -> dict[str, Any]:
     (``None``); under 2.0 it is scored as an empty result and an unusable one as a
     parse failure (spec 2.0 §6).
 
-    Raises InputFileError for a missing folder, label or schema, and ScoringError where
-    the version has no answer for a schema.
+    ``options`` are the benchmark-wide scoring options (``Options`` or a mapping; 2.0
+    only). Raises InputFileError for a missing folder, label or schema, and ScoringError
+    where the version has no answer for a schema.
     """
     labels_dir, schemas_dir, results_dir = root / "labels", root / "schemas", root / "results"
     if not labels_dir.is_dir():
@@ -2191,9 +2193,11 @@ def score_folder(root: Path, version: str) -> dict[str, Any]:
             if note:
                 print(f"scorer.py: warning: {path}: {note}", file=sys.stderr)
             if status == "parse_failure" and version != "1.0":
-                doc = score_parse_failure(schema, label, version=version, file=str(schema_path))
+                doc = score_parse_failure(schema, label, version=version, options=options,
+                                          file=str(schema_path))
             else:
-                doc = score(data, schema, label, version=version, file=str(schema_path))
+                doc = score(data, schema, label, version=version, options=options,
+                            file=str(schema_path))
             values[doc_id] = doc.value
         scored = [v for v in values.values() if v is not None]
         out["systems"][system] = {"score": statistics.mean(scored) if scored else None,
@@ -2267,6 +2271,25 @@ def _score_one(paths: list[str], version: str, details: bool, fmt: str) -> str:
     return json.dumps(doc.to_dict(verdicts=details), indent=2, ensure_ascii=False)
 
 
+def read_benchmark_config(root: Path) -> tuple[str | None, dict[str, Any]]:
+    """``ROOT/benchmark.toml``'s pinned ``scoring_version`` and ``[options]``, if any.
+
+    Only these two entries matter to scoring; ``leafscore validate`` checks the rest.
+    Raises InputFileError when the file is not TOML or the entries have the wrong type.
+    """
+    path = root / "benchmark.toml"
+    if not path.is_file():
+        return None, {}
+    try:
+        config = tomllib.loads(_decode(path.read_bytes()))
+    except (OSError, ValueError) as exc:
+        raise InputFileError(f"{path}: not a readable TOML file: {exc}") from None
+    pin, options = config.get("scoring_version"), config.get("options", {})
+    if (pin is not None and not isinstance(pin, str)) or not isinstance(options, dict):
+        raise InputFileError(f"{path}: scoring_version must be a string and [options] a table")
+    return pin, options
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, exit 2, no usage dump
         self.exit(2, f"scorer.py: {message}\n")
@@ -2277,24 +2300,35 @@ def main(argv: list[str] | None = None) -> int:
     parser = _Parser(prog="scorer.py", usage=_USAGE,
                      description="Score extraction results against labels, leaf by leaf.")
     parser.add_argument("paths", nargs="*", help="ROOT (default .) or RESULT SCHEMA LABEL")
-    parser.add_argument("--version", default=DEFAULT_VERSION,
-                        help=f"scoring version, one of {', '.join(SCORING_VERSIONS)} "
-                             f"(default {DEFAULT_VERSION})")
+    parser.add_argument("--version", default=None,
+                        help=f"scoring version, one of {', '.join(SCORING_VERSIONS)} (default: "
+                             f"ROOT/benchmark.toml's pin, else {DEFAULT_VERSION})")
     parser.add_argument("--format", choices=("table", "json", "md"), default=None)
     parser.add_argument("--details", action="store_true",
                         help="one document: print every leaf's verdict (version 2.0)")
     args = parser.parse_args(argv)
-    if args.version not in SCORING_VERSIONS:
-        quoted = ", ".join(repr(v) for v in SCORING_VERSIONS)
+    quoted = ", ".join(repr(v) for v in SCORING_VERSIONS)
+    if args.version is not None and args.version not in SCORING_VERSIONS:
         parser.error(f"version {args.version!r} is not one of {quoted}")
     try:
         if len(args.paths) == 3:
-            print(_score_one(args.paths, args.version, args.details, args.format or "json"))
+            version = args.version or DEFAULT_VERSION
+            print(_score_one(args.paths, version, args.details, args.format or "json"))
         elif len(args.paths) <= 1:
             root = Path(args.paths[0] if args.paths else ".")
             if not root.is_dir():
                 raise InputFileError(f"{root}: no such benchmark folder")
-            print(render_folder(score_folder(root, args.version), args.format or "table"))
+            pin, options = read_benchmark_config(root)
+            version = args.version or pin or DEFAULT_VERSION
+            if version not in SCORING_VERSIONS:
+                raise InputFileError(f"{root / 'benchmark.toml'}: scoring_version "
+                                     f"{version!r} is not one of {quoted}")
+            try:
+                options = Options.from_mapping(options) if version != "1.0" else None
+            except ValueError as exc:
+                raise InputFileError(f"{root / 'benchmark.toml'}: [options]: {exc}") from None
+            scores = score_folder(root, version, options)
+            print(render_folder(scores, args.format or "table"))
         else:
             parser.error("give ROOT, or RESULT SCHEMA LABEL")
     except (InputFileError, ScoringError) as exc:

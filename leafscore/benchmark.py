@@ -250,13 +250,14 @@ def list_ids(root: Path, folder: str) -> list[str]:
 
 
 def list_systems(root: Path) -> list[str]:
-    """Sorted names of the folders under ``ROOT/results`` (none when it is absent)."""
+    """Sorted names of the folders under ``ROOT/results``, hidden ones skipped."""
     base = Path(root) / "results"
     if not base.is_dir():
         return []
     names = []
     for p in base.iterdir():
-        if p.is_dir():
+        # Hidden folders (.ipynb_checkpoints, .git) are tools' leftovers, not systems.
+        if p.is_dir() and not p.name.startswith("."):
             files.check_name("system name", p.name, source=f"results/{p.name}/")
             files.safe_child(root, f"results/{p.name}")
             names.append(p.name)

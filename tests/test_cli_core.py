@@ -122,3 +122,11 @@ def test_version_1_0_scores_a_string_data_member_as_it_is_as_docubench_does():
 def test_version_1_0_scores_a_failed_envelope_s_data_and_reports_a_parse_failure():
     read = read_result(RawResult("r.json", b'{"status": "failed", "data": null}'), "1.0")
     assert (read.status, read.data) == ("parse_failure", {})
+
+
+def test_a_hidden_folder_under_results_is_not_a_system(tmp_path):
+    from leafscore.benchmark import list_systems
+
+    (tmp_path / "results" / ".ipynb_checkpoints").mkdir(parents=True)
+    (tmp_path / "results" / "gpt").mkdir()
+    assert list_systems(tmp_path) == ["gpt"]
