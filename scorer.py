@@ -344,7 +344,6 @@ class DocScore:
 # =====================================================================================
 # 3-7. Version 2.0: canonical values, schema walk, one leaf, arrays, document
 # =====================================================================================
-# <<v2.0 sections: owned by the version-2.0 work>>
 
 # ----- 3. Canonical values -----------------------------------------------------------
 # One function per type. Each returns the canonical value, or None when the value cannot
@@ -1105,6 +1104,8 @@ class _Scorer:
         if label is not None and not isinstance(label, kind) and not is_empty(label):
             out.append(_fault(label, result, address, field))
             return
+        if not isinstance(label, kind):
+            label = None  # empty here (a non-empty one was a fault above)
         if not isinstance(result, kind):
             result = None  # the wrong JSON kind at a container node states nothing
         if is_empty(label) and is_empty(result):
@@ -1946,7 +1947,6 @@ def score_v1(result: Any, schema: Any, label: Any, *, file: str = "") -> DocScor
 # =====================================================================================
 # 9. Entry point
 # =====================================================================================
-# <<entry section: owned by the version-2.0 work>>
 #: Scoring version -> its document scorer. 1.0 takes (result, schema, label, *, file);
 #: 2.0 also takes benchmark-wide ``options``.
 VERSIONS: dict[str, Callable[..., Any]] = {"1.0": score_v1, "2.0": score_v2}

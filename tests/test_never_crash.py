@@ -221,7 +221,6 @@ BROKEN_SCHEMAS = {
 }
 
 
-@pytest.mark.xfail(strict=False, reason="scorer bug: TypeError unhashable 'list' in walk")
 def test_a_label_list_of_lists_at_an_open_map_scores():
     schema = {"type": "object", "properties": {"a": {"type": "object"}}}
     doc = scorer.score({"a": {"x": 1}}, schema, {"a": [[]]}, version="2.0", file="s.json")

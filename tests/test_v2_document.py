@@ -262,3 +262,10 @@ def test_data_deeper_than_120_levels_under_a_recursive_schema_is_one_exact_json_
     assert (doc.value, doc.counts["correct"]) == (1.0, 1)
     (verdict,) = [v for v in doc.verdicts if v.kind == "correct"]
     assert verdict.address.count("c") == 121 and verdict.label_canon.startswith("{")
+
+
+def test_an_empty_label_of_the_wrong_kind_at_a_container_counts_as_absent():
+    schema = {"type": "object", "properties": {"a": {"type": "object"}, "r": {
+        "type": "array", "items": {"type": "string"}}}}
+    doc = score({"a": {"x": 1}, "r": ["y"]}, schema, {"a": [[]], "r": {"k": None}})
+    assert kinds(doc) == {"hallucinated": 1, "extra_item": 1}
