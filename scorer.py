@@ -1776,45 +1776,48 @@ def _v1_greedy_sum(label_leaves: list[dict[str, Any]],
 
     label_codes, result_codes = encode(label_leaves, -1), encode(result_leaves, -2)
     label_ne, result_ne = label_codes >= 0, result_codes >= 0
-    a, b = label_ne.sum(axis=1), result_ne.sum(axis=1)
-    # Every similarity is equal/kept with 0 <= equal <= kept <= len(keys): rank the
-    # distinct values once (highest first), then store a rank per pair, not a float.
+    # Every similarity is equal/kept with 0 <= equal <= kept <= len(keys). A pair is
+    # stored as the code equal * (len(keys) + 1) + kept (one byte for up to 14 keys);
+    # each distinct similarity value is the set of codes that give it.
     n_keys = len(keys)
-    fractions = {}
+    codes_of: dict[float, list[int]] = {}
     for kept in range(n_keys + 1):
         for equal in range(kept + 1):
-            fractions[(equal, kept)] = equal / kept if kept else 1.0
-    distinct = sorted(set(fractions.values()), reverse=True)
-    rank_of = {value: r for r, value in enumerate(distinct)}
-    lut = np.zeros((n_keys + 1, n_keys + 1), dtype=np.int64)
-    for (equal, kept), value in fractions.items():
-        lut[equal, kept] = rank_of[value]
-    rank_dtype = np.uint8 if len(distinct) < 256 else np.uint16
-    ranks = np.empty((n_label, n_result), dtype=rank_dtype)
-    label_ne_f, result_ne_f = label_ne.astype(np.float32), result_ne.astype(np.float32).T
+            value = equal / kept if kept else 1.0  # the float the reference computes
+            codes_of.setdefault(value, []).append(equal * (n_keys + 1) + kept)
+    largest = n_keys * (n_keys + 2)
+    code_dtype = np.uint8 if largest < 256 else np.uint16 if largest < 65536 else np.int64
+    pair_codes = np.empty((n_label, n_result), dtype=code_dtype)
     chunk = max(1, 4_000_000 // max(1, n_result))
     for lo in range(0, n_label, chunk):
         hi = min(n_label, lo + chunk)
-        equal = np.zeros((hi - lo, n_result), dtype=np.int64 if n_keys > 255 else np.uint8)
+        equal = np.zeros((hi - lo, n_result), dtype=code_dtype)
+        kept = np.zeros((hi - lo, n_result), dtype=code_dtype)
         for k in range(n_keys):
             equal += label_codes[lo:hi, k, None] == result_codes[None, :, k]
-        both = (label_ne_f[lo:hi] @ result_ne_f).astype(np.int64)
-        kept = a[lo:hi, None] + b[None, :] - both
-        ranks[lo:hi] = lut[equal, kept]
+            kept += label_ne[lo:hi, k, None] | result_ne[None, :, k]
+        equal *= n_keys + 1
+        equal += kept
+        pair_codes[lo:hi] = equal
 
     # DocuBench walks all pairs sorted by similarity (stable: label index, then result
     # index) and takes a pair when both items are free. Walk the same order group by
-    # group; only free rows and columns can take anything, and 0.0 adds nothing.
+    # group, highest similarity first; only free rows and columns can take anything,
+    # and 0.0 adds nothing.
     row_free = np.ones(n_label, dtype=bool)
     col_free = np.ones(n_result, dtype=bool)
     total = 0.0
-    for rank, value in enumerate(distinct):
+    for value in sorted(codes_of, reverse=True):
         if value == 0.0:
             break
         rows, cols = np.flatnonzero(row_free), np.flatnonzero(col_free)
         if not len(rows) or not len(cols):
             break
-        hits = ranks[np.ix_(rows, cols)] == rank
+        everything_free = len(rows) == n_label and len(cols) == n_result
+        sub = pair_codes if everything_free else pair_codes[np.ix_(rows, cols)]
+        hits = sub == codes_of[value][0]
+        for code in codes_of[value][1:]:
+            hits |= sub == code
         for r in np.flatnonzero(hits.any(axis=1)).tolist():
             candidates = cols[hits[r]]
             candidates = candidates[col_free[candidates]]
