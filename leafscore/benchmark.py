@@ -164,7 +164,7 @@ def read_result(raw: RawResult, version: str) -> ResultRead:
     if raw.from_line:
         return ResultRead("parse_failure", {}, tuple(warnings))
     status, data, note = scorer.result_from_envelope(value, version)
-    if note:
+    if note and not (value is scorer.UNREADABLE and warnings):  # the reason is said once
         warnings.append(f"{raw.file}: {note}" + (" (parse failure)"
                                                  if status == "parse_failure" else ""))
     return ResultRead(status, {} if data is None else data, tuple(warnings))

@@ -220,7 +220,20 @@ def _analysis(call: Callable[[], Any]) -> Any:
 # ------------------------------------------------------------------------------------
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """The command group; ``--version`` before a command is a mistake, not a request."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        # `leafscore --version 1.0 score` means a scoring version; the group's --version
+        # only prints leafscore's own and exits 0, which would pass a CI step unscored.
+        if len(args) > 1 and args[0] == "--version":
+            raise click.UsageError("--version before a command prints leafscore's own "
+                                   "version; give the scoring version after the command, "
+                                   "as in: leafscore score --version 1.0", ctx)
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="leafscore")
 def main() -> None:
     """Score document-extraction results leaf by leaf; build reproducible leaderboards."""
@@ -259,8 +272,10 @@ def validate(root: Path, fmt: str) -> None:
 @_scoring_options
 @click.option("--gold", type=click.Path(dir_okay=False, path_type=Path),
               help="JSONL mode: labels, one JSON object per line.")
-@click.option("--pred", type=click.Path(dir_okay=False, path_type=Path),
-              help="JSONL mode: predictions, one JSON object per line.")
+@click.option("--pred", "preds", type=click.Path(dir_okay=False, path_type=Path),
+              multiple=True,
+              help="JSONL mode: predictions, one JSON object per line (one file; --system "
+                   "names it, default 'pred').")
 @click.option("--schema", type=click.Path(dir_okay=False, path_type=Path),
               help="JSONL mode: the JSON Schema of every document.")
 @click.option("--id-key", default="id", show_default=True, help="JSONL mode: the id member.")
@@ -268,9 +283,13 @@ def validate(root: Path, fmt: str) -> None:
 @handles_errors
 def score(ctx: click.Context, root: Path, systems: tuple[str, ...], fmt: str,
           version: str | None, workers: int, no_cache: bool, cache_dir: Path | None,
-          gold: Path | None, pred: Path | None, schema: Path | None, id_key: str) -> None:
+          gold: Path | None, preds: tuple[Path, ...], schema: Path | None,
+          id_key: str) -> None:
     """Score every document x system of ROOT (or a --gold/--pred/--schema JSONL set)."""
     settings = ScoringSettings(version, workers, no_cache, cache_dir)
+    if len(preds) > 1:
+        _fail("give one --pred file; to compare systems, lay them out as a benchmark folder")
+    pred = preds[0] if preds else None
     jsonl = (gold, pred, schema)
     if any(jsonl):
         if not all(jsonl):
@@ -280,7 +299,12 @@ def score(ctx: click.Context, root: Path, systems: tuple[str, ...], fmt: str,
         for path in jsonl:
             if not path.is_file():  # type: ignore[union-attr]
                 _fail(f"{path}: no such file")
-        bench = load_jsonl(gold, pred, schema, id_key=id_key)  # type: ignore[arg-type]
+        if len(systems) > 1:
+            _fail("JSONL mode scores one system: give at most one --system (its name)")
+        name = systems[0] if systems else "pred"
+        files.check_name("system name", name, source="--system")
+        bench = load_jsonl(gold, pred, schema, id_key=id_key,  # type: ignore[arg-type]
+                           system=name)
         if version is None:
             settings = ScoringSettings(scorer.SCORING_VERSIONS[-1], workers, no_cache, cache_dir)
             _note(f"JSONL mode; scoring version {settings.version}")
@@ -419,13 +443,20 @@ def report(root: Path, out_dir: Path | None, force: bool, resamples: int, seed: 
 @click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
 @click.option("--no-cache", is_flag=True, help="Rescore everything; write no cache.")
 @click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--summary", "summary_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="The summary to check (default ROOT/results/summary.json); for one "
+                   "written with `report --out`.")
 @handles_errors
-def verify(root: Path, workers: int, no_cache: bool, cache_dir: Path | None) -> None:
+def verify(root: Path, workers: int, no_cache: bool, cache_dir: Path | None,
+           summary_path: Path | None) -> None:
     """Rescore ROOT and compare with the committed results/summary.json; exit 1 on drift."""
-    rel = "results/summary.json"
-    path = files.safe_child(root, rel) if Path(root).is_dir() else Path(root) / rel
+    if summary_path is not None:
+        rel, path = str(summary_path), summary_path
+    else:
+        rel = "results/summary.json"
+        path = files.safe_child(root, rel) if Path(root).is_dir() else Path(root) / rel
     if not path.is_file():
-        _fail(f"{Path(root) / rel}: no committed summary; run `leafscore report` first")
+        _fail(f"{path}: no committed summary; run `leafscore report` first")
     try:
         committed = jsonio.load_json(path).value
     except jsonio.JSONInputError as exc:
@@ -532,7 +563,8 @@ def _raw_from_folder(folder: Path, doc_id: str, shown: Path) -> Any:
 @click.option("--base", required=True, help="A system of ROOT, or a folder of result files.")
 @click.option("--head", required=True, help="A system of ROOT, or a folder of result files.")
 @click.option("--fail-on-regression", is_flag=True, help="Exit 1 when head is worse than base.")
-@click.option("--tolerance", type=click.FloatRange(min=0.0), default=0.0, show_default=True,
+@click.option("--tolerance", type=click.FloatRange(min=0.0, max=1.0), default=0.0,
+              show_default=True,
               help="Score drop allowed before a regression (fraction in [0, 1]).")
 @_format_option("md")
 @_bootstrap_options

@@ -130,3 +130,40 @@ def test_a_hidden_folder_under_results_is_not_a_system(tmp_path):
     (tmp_path / "results" / ".ipynb_checkpoints").mkdir(parents=True)
     (tmp_path / "results" / "gpt").mkdir()
     assert list_systems(tmp_path) == ["gpt"]
+
+
+def test_version_before_the_command_is_a_usage_error_not_a_silent_success():
+    from click.testing import CliRunner
+
+    from leafscore.cli import main
+
+    result = CliRunner().invoke(main, ["--version", "1.0", "score"])
+    assert result.exit_code == 2
+    assert "leafscore score --version 1.0" in result.output
+
+
+def test_diff_tolerance_is_a_fraction_so_a_percent_is_refused():
+    from click.testing import CliRunner
+
+    from leafscore.cli import main
+
+    result = CliRunner().invoke(main, ["diff", str(REPO), "--base", "beacon", "--head",
+                                       "cobalt", "--tolerance", "10"])
+    assert result.exit_code == 2
+    assert "0.0<=x<=1.0" in result.output
+
+
+def test_verify_checks_a_summary_written_elsewhere_with_report_out(tmp_path):
+    from click.testing import CliRunner
+
+    from leafscore.cli import main
+
+    runner = CliRunner()
+    cache = ["--cache-dir", str(tmp_path / "cache")]
+    written = runner.invoke(main, ["report", str(REPO), "--out", str(tmp_path / "out"),
+                                   "--resamples", "50"])
+    assert written.exit_code == 0, written.output
+    checked = runner.invoke(main, ["verify", str(REPO), "--summary",
+                                   str(tmp_path / "out" / "summary.json"), *cache])
+    assert checked.exit_code == 0, checked.output
+    assert "reproduces" in checked.output

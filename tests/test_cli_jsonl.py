@@ -81,3 +81,22 @@ def test_a_gold_line_that_is_not_json_exits_2_naming_the_line(tmp_path):
                     "--pred", jsonl(tmp_path / "p.jsonl", []), "--schema", tmp_path / "schema.json")
     assert result.exit_code == 2
     assert "line 2" in result.stderr
+
+
+def test_system_names_the_one_prediction_file(tmp_path):
+    write_json(tmp_path / "schema.json", FLAT)
+    result = invoke("score", "--gold", jsonl(tmp_path / "gold.jsonl", ['{"id": "d1", "a": "x"}']),
+                    "--pred", jsonl(tmp_path / "pred.jsonl", ['{"id": "d1", "a": "x"}']),
+                    "--schema", tmp_path / "schema.json", "--system", "model-b",
+                    "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert json.loads(result.stdout)["systems"]["model-b"]["documents"] == {"d1": 1.0}
+
+
+def test_a_second_pred_file_is_refused_not_silently_dropped(tmp_path):
+    write_json(tmp_path / "schema.json", FLAT)
+    pred = jsonl(tmp_path / "pred.jsonl", ['{"id": "d1", "a": "x"}'])
+    result = invoke("score", "--gold", jsonl(tmp_path / "gold.jsonl", ['{"id": "d1"}']),
+                    "--pred", pred, "--pred", pred, "--schema", tmp_path / "schema.json")
+    assert result.exit_code == 2
+    assert "one --pred file" in result.stderr
