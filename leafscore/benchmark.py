@@ -441,7 +441,10 @@ def load_jsonl(
             sha256(_canonical_bytes(label)),
         )
         order.append(doc_id)
-    results: dict[tuple[str, str], RawResult] = {}
+    # Lines that name their id are placed first, so a line matched only by its position
+    # (no readable id) can never take the place of a line that names that id.
+    named: list[tuple[str, str | None, RawResult]] = []
+    by_position: list[tuple[str, str | None, RawResult]] = []
     for n, line in _lines(pred):
         where = f"{Path(pred).name}:{n}"
         try:
@@ -449,24 +452,36 @@ def load_jsonl(
         except ValueError:
             value = None
         if isinstance(value, dict) and _line_id(value, id_key) is not None:
-            doc_id = _line_id(value, id_key)
             if value.get("status") == "failed":
                 raw = RawResult(where, None, "status is 'failed' (parse failure)", True)
             else:
                 raw = RawResult(where, _canonical_bytes(_prediction(value, id_key)), "", True)
+            named.append((where, _line_id(value, id_key), raw))
+            continue
+        raw = RawResult(where, line.encode("utf-8", "surrogatepass"), "", True)
+        doc_id = _id_of(line, id_key)
+        if doc_id is not None:
+            named.append((where, doc_id, raw))
+        elif n <= len(order):
+            by_position.append((where, order[n - 1], raw))
         else:
-            doc_id = _id_of(line, id_key)
-            if doc_id is None and n <= len(order):
-                doc_id = order[n - 1]
-                warnings.append(f"{where}: no readable {id_key!r}; matched to gold line {n}")
-            raw = RawResult(where, line.encode("utf-8", "surrogatepass"), "", True)
-        if doc_id is None or doc_id not in docs:
+            warnings.append(f"{where}: no readable {id_key!r} and no gold line {n}; ignored")
+    results: dict[tuple[str, str], RawResult] = {}
+    for where, doc_id, raw in named:
+        if doc_id not in docs:
             warnings.append(f"{where}: id {doc_id!r} is not in the gold file; ignored")
-            continue
-        if (system, doc_id) in results:
+        elif (system, doc_id) in results:
             warnings.append(f"{where}: id {doc_id!r} repeats an earlier line; ignored")
-            continue
-        results[(system, doc_id)] = raw
+        else:
+            results[(system, doc_id)] = raw
+    for where, doc_id, raw in by_position:
+        if (system, doc_id) in results:
+            warnings.append(f"{where}: no readable {id_key!r}; gold line's id {doc_id!r} "
+                            "has its own prediction line, so this line is ignored")
+        else:
+            warnings.append(f"{where}: no readable {id_key!r}; matched to gold line "
+                            f"{where.rsplit(':', 1)[1]} ({doc_id!r})")
+            results[(system, doc_id)] = raw
     ids = sorted(docs)
     for doc_id in ids:
         results.setdefault((system, doc_id), RawResult(f"{Path(pred).name}", None))

@@ -100,3 +100,14 @@ def test_a_second_pred_file_is_refused_not_silently_dropped(tmp_path):
                     "--pred", pred, "--pred", pred, "--schema", tmp_path / "schema.json")
     assert result.exit_code == 2
     assert "one --pred file" in result.stderr
+
+
+def test_a_line_naming_its_id_wins_over_a_line_matched_only_by_position(tmp_path):
+    # A fenced file: line 1 is "```json" (no id), line 2 names d1. Line 1 would match gold
+    # line 1 (d1) by position; the line that names d1 must be the one scored.
+    system, stderr = run_jsonl(
+        tmp_path, ['{"id": "d1", "a": "x"}', '{"id": "d2", "a": "y"}'],
+        ["```json", '{"id": "d1", "a": "x"}', '{"id": "d2", "a": "y"}', "```"],
+    )
+    assert system["documents"] == {"d1": 1.0, "d2": 1.0}
+    assert "pred.jsonl:1: no readable 'id'" in stderr
