@@ -25,6 +25,7 @@ import html
 import io
 import json
 import math
+import re
 import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -329,6 +330,7 @@ def render_explain(run: Any, system: str, document: str, fmt: str) -> str:
     verdicts = getattr(cell.score, "verdicts", None)
     if verdicts is None:
         raise ValueError(f"explain needs version 2.0; this run is version {run.version}")
+    verdicts = _reading_order(verdicts)
     accuracy = float(cell.score.value)
     if fmt == "json":
         rows = [
@@ -349,6 +351,30 @@ def render_explain(run: Any, system: str, document: str, fmt: str) -> str:
         notes=tuple(cell.warnings),
     )
     return _emit([table], fmt, run.signature)
+
+
+_INDEX = re.compile(r"\[(r?)(\d+)\]")
+
+
+def _reading_order(verdicts: Sequence[Any]) -> list[Any]:
+    """Verdicts as a reader expects them: fields in schema order, array items by label
+    index (``lines[2]`` before ``lines[10]``), unpaired result items (``lines[r3]``) last.
+
+    The scorer lists paired items in its tie-break order (by canonical content); only
+    this view is reordered, never the scorer's output.
+    """
+    first: dict[str, int] = {}
+    for position, v in enumerate(verdicts):
+        first.setdefault(v.field, position)
+        top = v.field.split("[]", 1)[0]
+        first.setdefault(top, position)
+
+    def key(v: Any) -> tuple:
+        top = v.field.split("[]", 1)[0]
+        indices = tuple((1 if r else 0, int(n)) for r, n in _INDEX.findall(v.address))
+        return first[top], indices, first[v.field]
+
+    return sorted(verdicts, key=key)
 
 
 # -------------------------------------------------------------------------------------

@@ -228,3 +228,19 @@ def test_explain_of_an_unknown_document_is_a_key_error():
 def test_an_unknown_format_is_an_error():
     with pytest.raises(ValueError, match="format='xml' is not one of"):
         render.render_matrix(V1, "xml")
+
+
+def test_explain_lists_fields_in_schema_order_and_items_by_label_index_unpaired_last():
+    from types import SimpleNamespace
+
+    from leafscore.render import _reading_order
+
+    def v(address, field):
+        return SimpleNamespace(address=address, field=field)
+
+    scorer_order = [v("no", "no"), v("lines[10].a", "lines[].a"), v("lines[10].b", "lines[].b"),
+                    v("lines[r0].a", "lines[].a"), v("lines[2].a", "lines[].a"),
+                    v("lines[2].b", "lines[].b"), v("total", "total")]
+    shown = [x.address for x in _reading_order(scorer_order)]
+    assert shown == ["no", "lines[2].a", "lines[2].b", "lines[10].a", "lines[10].b",
+                     "lines[r0].a", "total"]
