@@ -2154,6 +2154,15 @@ def result_from_envelope(envelope: Any, version: str) -> tuple[str, Any, str]:
     return "scored", data, note
 
 
+def _score_read(status: str, data: Any, schema: Any, label: Any, version: str,
+                options: Any, file: str) -> Any:
+    """Score what ``result_from_envelope`` gave. Under 1.0 a parse failure is still
+    scored with its data (DocuBench's rule); under 2.0 it is ``score_parse_failure``."""
+    if status == "parse_failure" and version != "1.0":
+        return score_parse_failure(schema, label, version=version, options=options, file=file)
+    return score(data, schema, label, version=version, options=options, file=file)
+
+
 def score_folder(root: Path, version: str, options: Any = None) -> dict[str, Any]:
     """Score every document of every system in a benchmark folder.
 
@@ -2195,12 +2204,7 @@ def score_folder(root: Path, version: str, options: Any = None) -> dict[str, Any
                 status, data, note = result_from_envelope(envelope, version)
             if note:
                 print(f"scorer.py: warning: {path}: {note}", file=sys.stderr)
-            if status == "parse_failure" and version != "1.0":
-                doc = score_parse_failure(schema, label, version=version, options=options,
-                                          file=str(schema_path))
-            else:
-                doc = score(data, schema, label, version=version, options=options,
-                            file=str(schema_path))
+            doc = _score_read(status, data, schema, label, version, options, str(schema_path))
             values[doc_id] = doc.value
         scored = [v for v in values.values() if v is not None]
         out["systems"][system] = {"score": statistics.mean(scored) if scored else None,
@@ -2257,10 +2261,7 @@ def _score_one(paths: list[str], version: str, details: bool, fmt: str) -> str:
         status, data, note = "scored", envelope, ""
     if note:
         print(f"scorer.py: warning: {result_path}: {note}", file=sys.stderr)
-    if status == "parse_failure" and version != "1.0":
-        doc = score_parse_failure(schema, label, version=version, file=str(schema_path))
-    else:
-        doc = score(data, schema, label, version=version, file=str(schema_path))
+    doc = _score_read(status, data, schema, label, version, None, str(schema_path))
     if version == "1.0":
         return json.dumps(doc.to_dict(), indent=2)
     if details and fmt == "table":
