@@ -41,6 +41,7 @@ import json
 import math
 import os
 import re
+import stat
 import statistics
 import sys
 import tomllib
@@ -73,21 +74,48 @@ SCORING_VERSIONS: tuple[str, ...] = ("1.0", "2.0")
 DEFAULT_VERSION = "2.0"
 
 
-class ScoringError(ValueError):
-    """A schema or label the metric cannot score. Never raised for a bad result.
+def json_pointer(path: Sequence[Any]) -> str:
+    """RFC 6901 pointer of a key/index sequence: ``("a", 0, "b/c~")`` -> ``/a/0/b~1c~0``."""
+    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
 
-    ``file`` names the input (may be ``""`` when scoring in memory), ``pointer`` is an
-    RFC 6901 JSON pointer into the schema (``/properties/rows/anyOf/0``) and ``reason``
-    says what is wrong. Every field is in ``.args`` so the error pickles across worker
-    processes.
+
+class InputError(ValueError):
+    """Input leafscore cannot use, at a place: the one error family of scorer and package.
+
+    ``file`` names the input as given (a path, ``"gold.jsonl:3"``, or ``""`` in memory);
+    ``pointer`` is an RFC 6901 JSON pointer into it (see :func:`json_pointer`; ``""`` is
+    the whole value), a TOML key, or a text position such as ``"line 3 column 5"`` or
+    ``"byte 17"``; ``reason`` says what is wrong. Every field is in ``.args``, so the
+    error pickles across worker processes. One string form, printed on one line::
+
+        schemas/a.json#/properties/x: reason     (a JSON pointer)
+        benchmark.toml:options: reason           (a key or a text position)
+        labels/a.json: reason                    (the whole file)
     """
 
     def __init__(self, file: str, pointer: str, reason: str) -> None:
         super().__init__(file, pointer, reason)
-        self.file, self.pointer, self.reason = file, pointer, reason
+        self.file, self.pointer, self.reason = str(file), str(pointer), reason
+
+    @property
+    def position(self) -> str:
+        """The place, as :attr:`pointer` (the name reading errors used to give it)."""
+        return self.pointer
 
     def __str__(self) -> str:
-        return f"{self.file}#{self.pointer}: {self.reason}"
+        if self.pointer.startswith("/"):
+            place = f"{self.file}#{self.pointer}"
+        else:
+            place = f"{self.file}:{self.pointer}" if self.pointer else self.file
+        return f"{place}: {self.reason}" if place else self.reason
+
+
+class ScoringError(InputError):
+    """A schema or label the metric cannot score. Never raised for a bad result.
+
+    ``pointer`` is an RFC 6901 JSON pointer into the schema (``/properties/rows/anyOf/0``)
+    or the label; otherwise as :class:`InputError`.
+    """
 
 
 #: Verdict kind -> its (tp, fp, fn) contribution (spec 2.0 §4). ``correct_absence`` (both
@@ -102,8 +130,6 @@ VERDICT_KINDS: dict[str, tuple[int, int, int]] = {
     "parse_failure": (0, 0, 1),
     "correct_absence": (0, 0, 0),
 }
-#: How each version pairs array items.
-MATCHING: dict[str, str] = {"1.0": "greedy", "2.0": "optimal"}
 #: The ``compare`` values an ``x-leafscore`` option may name (spec 2.0 §2).
 COMPARE_MODES: tuple[str, ...] = ("exact", "text", "number", "date", "boolean", "fuzzy", "ignore")
 #: Date formats tried after ISO 8601 when a field sets none (spec 2.0 §3), in order.
@@ -405,14 +431,17 @@ def _plain_decimal(number: Decimal) -> str:
 
 
 def _json_decimal(value: Any) -> Decimal | None:
-    """A JSON number (int, float or Decimal; never a bool) as an exact Decimal, read from
-    its shortest written form (``0.1`` -> ``Decimal("0.1")``); None for NaN/Infinity."""
+    """A JSON number (int, float or Decimal; never a bool) as an exact Decimal: read from
+    a file, its written form (:class:`JSONNumber`); a Python float, its shortest form
+    (``0.1`` -> ``Decimal("0.1")``). None for NaN/Infinity."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return Decimal(value)
-    if isinstance(value, float):
-        return Decimal(repr(value)) if math.isfinite(value) else None
+    if isinstance(value, float):  # a JSONNumber keeps the form a float cannot hold
+        if not math.isfinite(value):
+            return None
+        return Decimal(value.text if type(value) is JSONNumber else repr(value))
     if isinstance(value, Decimal):
         return value if value.is_finite() else None
     return None
@@ -1948,266 +1977,726 @@ def score_v1(result: Any, schema: Any, label: Any, *, file: str = "") -> DocScor
 
 
 # =====================================================================================
-# 9. Entry point
+# 9. Versions and entry points
 # =====================================================================================
-#: Scoring version -> its document scorer. 1.0 takes (result, schema, label, *, file);
-#: 2.0 also takes benchmark-wide ``options``.
-VERSIONS: dict[str, Callable[..., Any]] = {"1.0": score_v1, "2.0": score_v2}
+# A scoring version is one record: everything that differs between versions lives in
+# its fields, so no code outside the records asks which version it runs.
+
+#: What a result file became after its version's envelope rule: ``status`` is
+#: ``"scored"``, ``"parse_failure"`` or ``"missing"``; ``data`` the value to score;
+#: ``note`` says what was done with the file (``""`` when nothing odd).
+@dataclass(frozen=True)
+class Outcome:
+    status: str
+    data: Any
+    note: str = ""
 
 
-def _check_version(version: str) -> None:
-    """ValueError quoting ``version`` and the choices unless it is a known version."""
-    if version not in VERSIONS:
+#: Marks a result file that holds no usable JSON (passed to an envelope rule).
+UNREADABLE: Any = type("Unreadable", (), {"__repr__": lambda self: "UNREADABLE"})()
+
+
+def _envelope_v1(value: Any, schema: Any) -> Outcome:
+    """DocuBench's rule (spec 1.0 §6): an object gives its ``data`` member (``{}`` when
+    absent) whatever its ``status``; anything else is ``{}``. A failed or unreadable
+    file is still reported as a parse failure, for coverage."""
+    if not isinstance(value, dict):
+        why = "not valid JSON" if value is UNREADABLE else "not a JSON object"
+        return Outcome("parse_failure", {}, f"{why}: scored as {{}}")
+    failed = value.get("status") == "failed"
+    data = value.get("data", {})
+    return Outcome("parse_failure" if failed else "scored", {} if data is None else data,
+                   "envelope status is 'failed'" if failed else "")
+
+
+def is_envelope(value: Any, schema: Any) -> bool:
+    """Whether a result file's top-level value is an envelope (spec 2.0 §6).
+
+    An object with a ``status`` member is an envelope. So is an object with a ``data``
+    member that the schema's root ``properties`` do not declare (DocuBench writes some
+    systems' envelopes without ``status``; see docs/SCORING.md, "choices"). Any other
+    JSON value is the result itself.
+    """
+    if not isinstance(value, dict):
+        return False
+    if "status" in value:
+        return True
+    declared = schema.get("properties") if isinstance(schema, dict) else None
+    return "data" in value and not (isinstance(declared, dict) and "data" in declared)
+
+
+def _envelope_v2(value: Any, schema: Any) -> Outcome:
+    """Spec 2.0 §6: a file that is not valid JSON, an envelope whose ``status`` is not
+    ``"ok"``, or whose ``data`` is neither an object nor text holding one (a markdown
+    code fence around it allowed) is a parse failure; a value that is not an envelope
+    (:func:`is_envelope`) is the result itself."""
+    if value is UNREADABLE:
+        return Outcome("parse_failure", None, "not valid JSON")
+    if not is_envelope(value, schema):
+        if isinstance(value, dict) or (isinstance(schema, dict)
+                                       and schema.get("type") not in (None, "object")):
+            return Outcome("scored", value)
+        return Outcome("parse_failure", None, f"result is a JSON {_kind(value)}, not an object")
+    status = value.get("status", "ok")
+    if status != "ok":
+        return Outcome("parse_failure", None, f"envelope status is {status!r}, not 'ok'")
+    data, note = value.get("data"), ""
+    if isinstance(data, str):
+        body = unwrap_fence(data)
+        try:
+            data = parse_json(body, "data").value
+        except InputError:
+            return Outcome("parse_failure", None, "data is text, not JSON")
+        note = "data given as text holding JSON" + (
+            " in a markdown code fence" if body is not value["data"] else "") + ": decoded"
+    if not isinstance(data, dict):
+        kind = "no data" if data is None else f"data is a JSON {_kind(data)}, not an object"
+        return Outcome("parse_failure", None, f"envelope has {kind}" if data is None else kind)
+    return Outcome("scored", data, note)
+
+
+def _kind(value: Any) -> str:
+    """JSON kind of a parsed value: object, array, string, number, boolean or null."""
+    for kind, types in (("boolean", bool), ("object", dict), ("array", list),
+                        ("string", str), ("number", (int, float, Decimal))):
+        if isinstance(value, types):
+            return kind
+    return "null"
+
+
+def _parse_failure_v1(data: Any, schema: Any, label: Any, options: Options,
+                      file: str) -> DocScoreV1:
+    """1.0 scores what DocuBench would: the envelope's data, or ``{}`` (spec 1.0 §6)."""
+    return score_v1(data, schema, label, file=file)
+
+
+def _parse_failure_v2(data: Any, schema: Any, label: Any, options: Options,
+                      file: str) -> DocScore:
+    """2.0: every non-empty label leaf is a ``parse_failure`` verdict (spec 2.0 §4)."""
+    return _parse_failure(compile_schema(schema, options=options, file=file), label)
+
+
+def _missing_v1(schema: Any, label: Any, options: Options, file: str) -> None:
+    """1.0 leaves a missing result out of the mean (spec 1.0 §6): no score."""
+    return None
+
+
+def _missing_v2(schema: Any, label: Any, options: Options, file: str) -> DocScore:
+    """2.0 scores a missing result file as an empty result (spec 2.0 §6)."""
+    return score_v2({}, schema, label, options=options, file=file)
+
+
+def _mean_v1(values: Sequence[float]) -> float:
+    """DocuBench's published aggregate, ``math.fsum(scores) / len(scores)``: it matches
+    every system score and every breakdown cell of its summary.json bit for bit (126 of
+    126 cells; a plain ``sum`` misses 9 and ``statistics.mean`` 5)."""
+    return math.fsum(values) / len(values)
+
+
+def _mean_v2(values: Sequence[float]) -> float:
+    """The correctly rounded mean (``statistics.mean`` sums exactly)."""
+    return statistics.mean(values)
+
+
+@dataclass(frozen=True)
+class ScoringVersion:
+    """One scoring version, whole: the only place where versions differ.
+
+    ``score(result, schema, label, options, file)`` scores one document;
+    ``parse_failure(data, schema, label, options, file)`` scores an unusable result (``data``
+    is what the envelope rule kept); ``missing(schema, label, options, file)`` scores an
+    absent result file (``None``: left out of the mean); ``envelope(value, schema)`` turns
+    a result file's parsed value (or :data:`UNREADABLE`) into an :class:`Outcome`;
+    ``pairing`` names how array items are paired (printed in signatures); ``mean``
+    aggregates document scores (system scores and breakdowns); ``result_type`` is the
+    class of a document score (with ``.value`` in [0, 1], ``to_dict`` and ``from_dict``);
+    ``uses_options`` says whether ``x-leafscore`` options can move a score;
+    ``missing_rule`` says in words what ``missing`` does.
+    """
+
+    name: str
+    score: Callable[[Any, Any, Any, Options, str], Any]
+    parse_failure: Callable[[Any, Any, Any, Options, str], Any]
+    missing: Callable[[Any, Any, Options, str], Any]
+    envelope: Callable[[Any, Any], Outcome]
+    pairing: str
+    mean: Callable[[Sequence[float]], float]
+    result_type: type
+    uses_options: bool
+    missing_rule: str
+
+    @property
+    def has_verdicts(self) -> bool:
+        """Whether a document score of this version lists one verdict per leaf."""
+        return any(f.name == "verdicts" for f in dataclasses.fields(self.result_type))
+
+    def score_outcome(self, outcome: Outcome, schema: Any, label: Any, options: Options,
+                      file: str = "") -> Any:
+        """The document score of what the envelope rule gave (``None``: not scored)."""
+        if outcome.status == "missing":
+            return self.missing(schema, label, options, file)
+        if outcome.status == "parse_failure":
+            return self.parse_failure(outcome.data, schema, label, options, file)
+        return self.score(outcome.data, schema, label, options, file)
+
+
+#: Scoring version -> its record.
+VERSIONS: dict[str, ScoringVersion] = {
+    "1.0": ScoringVersion(
+        "1.0", lambda r, s, lab, o, f: score_v1(r, s, lab, file=f), _parse_failure_v1,
+        _missing_v1, _envelope_v1, "greedy", _mean_v1, DocScoreV1, False,
+        "left out of the mean"),
+    "2.0": ScoringVersion(
+        "2.0", lambda r, s, lab, o, f: score_v2(r, s, lab, options=o, file=f),
+        _parse_failure_v2, _missing_v2, _envelope_v2, "optimal", _mean_v2, DocScore, True,
+        "scored as an empty result"),
+}
+#: How each version pairs array items.
+MATCHING: dict[str, str] = {name: record.pairing for name, record in VERSIONS.items()}
+#: A document score of either version.
+DocumentScore = DocScore | DocScoreV1
+
+
+def scoring_version(version: str | None) -> ScoringVersion:
+    """The record of ``version`` (``None``: :data:`DEFAULT_VERSION`).
+
+    Raises ValueError quoting ``version`` and the choices for an unknown version.
+    """
+    record = VERSIONS.get(DEFAULT_VERSION if version is None else version)
+    if record is None:
         choices = ", ".join(repr(v) for v in SCORING_VERSIONS)
         raise ValueError(f"version={version!r} is not one of {choices}")
+    return record
 
 
 def score(result: Any, schema: Any, label: Any, *, version: str = DEFAULT_VERSION,
-          options: Options | Mapping[str, Any] | None = None, file: str = "") -> Any:
-    """Score one document: ``result`` (any JSON value) against ``label`` under ``schema``.
+          options: Options | Mapping[str, Any] | None = None,
+          file: str = "") -> DocumentScore:
+    """Score one document: ``result`` (the result itself, any JSON value) against ``label``.
 
-    ``version``: one of :data:`SCORING_VERSIONS` (default :data:`DEFAULT_VERSION`);
-    ``options``: benchmark-wide ``x-leafscore`` defaults as an :class:`Options` or a
-    mapping (ignored by 1.0, validated always); ``file`` names the document in errors.
-    Returns a :class:`DocScore` (2.0) or ``DocScoreV1`` (1.0) whose ``.value`` is in
-    [0, 1]. Raises ValueError for an unknown version or option, ScoringError for an
-    unusable schema or label; never for a result.
+    Parameters
+    ----------
+    result : JSON value
+        The result itself, not a file's envelope (see :func:`score_file` for files). A
+        value that is not an object under an object schema is a parse failure (2.0).
+    schema : dict
+        The document's JSON Schema.
+    label : JSON value
+        The hand-verified label.
+    version : str, default=DEFAULT_VERSION
+        One of :data:`SCORING_VERSIONS`.
+    options : Options or mapping, optional
+        Benchmark-wide ``x-leafscore`` defaults (ignored by 1.0, validated always).
+    file : str, optional
+        Names the document in errors.
+
+    Returns
+    -------
+    DocScore (2.0) or DocScoreV1 (1.0)
+        ``.value`` is the document score, a float in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        For an unknown version or option.
+    ScoringError
+        For a schema or label the metric cannot score; never for a result.
+
+    Examples
+    --------
+    >>> schema = {"type": "object", "properties": {"n": {"type": "number"}}}
+    >>> score({"n": "1,240.00"}, schema, {"n": 1240}).value
+    1.0
+    >>> score({"n": "1.240,00"}, schema, {"n": 1240}, version="1.0").value
+    0.0
     """
-    _check_version(version)
-    resolved = _as_options(options)
-    if version == "1.0":
-        return VERSIONS[version](result, schema, label, file=file)
-    return VERSIONS[version](result, schema, label, options=resolved, file=file)
+    return scoring_version(version).score(result, schema, label, _as_options(options), file)
 
 
 def score_parse_failure(schema: Any, label: Any, *, version: str = DEFAULT_VERSION,
                         options: Options | Mapping[str, Any] | None = None,
-                        file: str = "") -> Any:
+                        file: str = "") -> DocumentScore:
     """Score a document whose result is unusable (invalid JSON, failed envelope).
 
     2.0: every non-empty label leaf is a ``parse_failure`` verdict (FN) and the value is
     0.0 even when the label states nothing. 1.0: the score of an empty result
     (``score_v1({}, schema, label)``). Raises as :func:`score` does.
     """
-    _check_version(version)
+    return scoring_version(version).parse_failure({}, schema, label, _as_options(options),
+                                                  file)
+
+
+def score_file(result: str | os.PathLike[str], schema: str | os.PathLike[str],
+               label: str | os.PathLike[str], *, version: str = DEFAULT_VERSION,
+               options: Options | Mapping[str, Any] | None = None) -> DocumentScore:
+    """Score one result file against a label file under a schema file, as every entry
+    point does (the reader's rules, then the version's envelope rule).
+
+    ``result`` may hold an envelope (``{"status": "ok", "data": {...}}``) or the result
+    itself (:func:`is_envelope`); an unreadable or absent result file is scored as the
+    version says (parse failure; missing). Returns as :func:`score`. Raises InputError
+    naming the file and place for an unreadable schema or label, ScoringError as
+    :func:`score` does, ValueError for an unknown version or option.
+    """
+    record = scoring_version(version)
     resolved = _as_options(options)
-    if version == "1.0":
-        return VERSIONS[version]({}, schema, label, file=file)
-    root = compile_schema(schema, options=resolved, file=file)
-    return _parse_failure(root, label)
+    schema_value = read_json_file(schema).value
+    label_value = read_json_file(label).value
+    outcome = read_outcome(Path(result), schema_value, record)
+    return record.score_outcome(outcome, schema_value, label_value, resolved, str(schema))
 
 
 # =====================================================================================
-# 10. Folder + CLI
+# 10. Files: reading, envelopes, config, folder, CLI
 # =====================================================================================
+# One reader for every file of every entry point: `python scorer.py` and the `leafscore`
+# package alike (the package adds warnings and limits around it, never a second rule).
+
+#: Largest label, schema or result file read, in bytes (a bigger result is a parse failure).
+MAX_FILE_BYTES = 64 * 1024 * 1024
+#: Deepest nesting of objects and arrays read from a file, in levels (``[[1]]`` is 2).
+MAX_DEPTH = 200
+#: A byte-order mark decides the encoding; without one, files are UTF-8. Longest first:
+#: the UTF-32-LE mark starts with the UTF-16-LE one.
+_BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le", "UTF-32"), (b"\x00\x00\xfe\xff", "utf-32-be", "UTF-32"),
+         (b"\xef\xbb\xbf", "utf-8", "UTF-8"), (b"\xff\xfe", "utf-16-le", "UTF-16"),
+         (b"\xfe\xff", "utf-16-be", "UTF-16"))
+#: A whole text in a markdown code fence, LF or CRLF line ends.
+FENCE = re.compile(r"\s*```[ \t]*(?:json5?|JSON|jsonc)?[ \t]*\r?\n(?P<body>.*?)\r?\n?[ \t]*```\s*",
+                    re.DOTALL)
+
+
+@dataclass(frozen=True)
+class Parsed:
+    """A JSON value as read, and warnings about how it was read (one line each)."""
+
+    value: Any
+    warnings: tuple[str, ...] = ()
+
+
+class JSONNumber(float):
+    """A JSON number read from a file that a float cannot hold exactly: the float, plus
+    ``text``, its written form (spec 2.0 §7: numbers are read from their written form).
+
+    It is a float to everything else (version 1.0, JSON output, arithmetic); version 2.0
+    and :func:`canonical_json` read ``text``.
+    """
+
+    __slots__ = ("text",)
+
+
+def _read_float(token: str) -> float:
+    """A JSON float token: a float, or a :class:`JSONNumber` when its shortest form
+    differs from what was written; InputError-bound ValueError when it overflows."""
+    number = float(token)
+    if math.isinf(number):
+        raise _Refused(token, f"number {_short(token)} is too large for a float")
+    if repr(number) == token:
+        return number
+    exact = JSONNumber(token)
+    exact.text = token
+    return exact
+
+
+class _Refused(Exception):
+    """Raised by a parse hook: ``token`` is the literal refused, ``reason`` why."""
+
+    def __init__(self, token: str, reason: str) -> None:
+        super().__init__(token, reason)
+        self.token, self.reason = token, reason
+
+
+def _refuse_constant(name: str) -> Any:
+    raise _Refused(name, f"{name} is not a JSON value (RFC 8259 allows finite numbers only)")
+
+
+def _short(literal: str) -> str:
+    return literal if len(literal) <= 24 else f"{literal[:20]}...({len(literal):,} characters)"
+
+
+def decode_bytes(data: bytes, source: str, warnings: list[str]) -> str:
+    """Text of a file's bytes: a byte-order mark decides the encoding (with a warning),
+    else UTF-8. Raises InputError at the byte offset of the first bad byte."""
+    for mark, codec, label in _BOMS:
+        if data.startswith(mark):
+            try:
+                text = data[len(mark):].decode(codec)
+            except UnicodeDecodeError as exc:
+                raise InputError(source, f"byte {len(mark) + exc.start}",
+                                 f"invalid {label} after a {label} byte-order mark") from None
+            warnings.append(f"{source}: starts with a UTF-8 byte-order mark; ignored"
+                            if label == "UTF-8" else
+                            f"{source}: decoded as {label} (byte-order mark); use UTF-8")
+            return text
+    if b"\x00" in data[:4]:  # JSON text never holds a raw NUL
+        raise InputError(source, f"byte {data.index(0)}", "NUL byte: UTF-16 or UTF-32 "
+                         "without a byte-order mark? Save as UTF-8")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        bad = data[exc.start:exc.start + 1].hex()
+        raise InputError(source, f"byte {exc.start}", f"invalid UTF-8 (byte 0x{bad})") from None
+
+
+_STEP = np.zeros(256, dtype=np.int8)
+_STEP[[ord("["), ord("{")]] = 1
+_STEP[[ord("]"), ord("}")]] = -1
+
+
+def _deepest(data: bytes, limit: int) -> int:
+    """Byte offset of the bracket opening level ``limit + 1`` in JSON text ``data``
+    (-1 when nesting stays within ``limit``), found without parsing, in linear time.
+
+    Escaped backslashes and quotes are blanked; a running count of the quotes before each
+    bracket tells whether it stands inside a string; the running sum of +1/-1 steps of
+    the brackets outside strings is the depth. Text that is not JSON gives some number,
+    and the parser then refuses it.
+    """
+    if data.count(b"[") + data.count(b"{") <= limit:
+        return -1
+    if b"\\" in data:
+        data = data.replace(b"\\\\", b"__").replace(b'\\"', b"__")
+    codes = np.frombuffer(data, dtype=np.uint8)
+    at = np.flatnonzero(_STEP[codes])
+    quotes_before = np.searchsorted(np.flatnonzero(codes == 0x22), at)
+    at = at[(quotes_before & 1) == 0]
+    depth = np.cumsum(_STEP[codes[at]], dtype=np.int64)
+    over = np.flatnonzero(depth > limit)
+    return int(at[over[0]]) if over.size else -1
+
+
+def _outside_strings(text: str, token: str) -> int:
+    """Offset of the first ``token`` standing outside JSON strings (0 if none): an error
+    path only, linear in the text (no backtracking)."""
+    data = text.replace("\\\\", "__").replace('\\"', "__")
+    quotes = np.flatnonzero(np.frombuffer(data.encode("utf-32-le", "surrogatepass"),
+                                          dtype=np.uint32) == 0x22)
+    at = data.find(token)
+    while at >= 0:
+        if np.searchsorted(quotes, at) % 2 == 0:
+            return at
+        at = data.find(token, at + 1)
+    return 0
+
+
+def _line_column(text: str, offset: int) -> str:
+    line = text.count("\n", 0, offset) + 1
+    return f"line {line} column {offset - (text.rfind(chr(10), 0, offset) + 1) + 1}"
+
+
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+
+
+def _replace_surrogates(value: Any) -> tuple[Any, int]:
+    """``value`` with unpaired surrogates in strings and keys replaced by U+FFFD, and how
+    many (recursive: nesting was bounded before parsing)."""
+    if isinstance(value, str):
+        return _LONE_SURROGATE.subn("\ufffd", value)
+    total = 0
+    if isinstance(value, list):
+        items = []
+        for item in value:
+            fixed, count = _replace_surrogates(item)
+            items.append(fixed)
+            total += count
+        return items, total
+    if isinstance(value, dict):
+        members = {}
+        for key, item in value.items():
+            fixed_key, key_count = _replace_surrogates(key)
+            members[fixed_key], count = _replace_surrogates(item)
+            total += key_count + count
+        return members, total
+    return value, 0
+
+
+def unwrap_fence(text: str) -> str:
+    """The body of a markdown code fence around the whole ``text``, else ``text``."""
+    fenced = FENCE.fullmatch(text)
+    return fenced.group("body") if fenced else text
+
+
+def parse_json(data: bytes | str, source: str, *, max_depth: int = MAX_DEPTH) -> Parsed:
+    """Read one JSON value from a file's bytes (or text) under the reader's rules.
+
+    The rules, the same for every entry point (docs/SCORING.md, "Reading files"):
+    UTF-8, or UTF-16/32 with a byte-order mark (warned); nesting deeper than
+    ``max_depth`` levels refused before parsing; ``NaN``/``Infinity`` tokens and numbers
+    that overflow a double refused (RFC 8259); integers over Python's int-string limit
+    refused; floats kept with their written form (:class:`JSONNumber`); duplicate keys:
+    the last wins (warned); unpaired surrogate escapes replaced by U+FFFD (warned).
+
+    Returns a :class:`Parsed`; raises InputError(source, position, reason) otherwise.
+    """
+    warnings: list[str] = []
+    text = decode_bytes(bytes(data), source, warnings) if not isinstance(data, str) else data
+    if text.startswith("\ufeff"):
+        text = text[1:]
+        warnings.append(f"{source}: a byte-order mark (U+FEFF) starts the text; ignored")
+    if not text.strip():
+        raise InputError(source, "", "is empty, expected a JSON value")
+    deep = _deepest(text.encode("utf-8", "surrogatepass"), max_depth)
+    if deep >= 0:
+        offset = len(text.encode("utf-8", "surrogatepass")[:deep].decode("utf-8",
+                                                                        "surrogatepass"))
+        raise InputError(source, _line_column(text, offset),
+                         f"nesting deeper than {max_depth} levels")
+    duplicates: list[str] = []
+
+    def members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        obj = dict(pairs)
+        if len(obj) != len(pairs):
+            seen: set[str] = set()
+            duplicates.extend(k for k, _ in pairs if k in seen or seen.add(k))
+        return obj
+
+    try:
+        value = json.loads(text, object_pairs_hook=members, parse_constant=_refuse_constant,
+                           parse_float=_read_float)
+    except json.JSONDecodeError as exc:
+        raise InputError(source, _line_column(text, exc.pos), exc.msg) from None
+    except _Refused as refused:
+        offset = _outside_strings(text, refused.token)
+        raise InputError(source, _line_column(text, offset), refused.reason) from None
+    except ValueError:  # Python's int-string limit, from the C scanner
+        limit = sys.get_int_max_str_digits()
+        found = re.search(rf"\d{{{limit + 1},}}", text.replace('\\"', "__"))
+        at = _outside_strings(text, found.group()) if found else 0
+        digits = len(found.group()) if found else 0
+        raise InputError(source, _line_column(text, at), f"integer with {digits:,} digits "
+                         f"exceeds the limit of {limit:,}") from None
+    except RecursionError:  # defensive: the depth was checked first
+        raise InputError(source, "", "nesting too deep to parse") from None
+    warnings += [f"{source}: duplicate key {key!r} in an object; the last value is kept"
+                 for key in dict.fromkeys(duplicates)]
+    if "\\u" in text and _SURROGATE_ESCAPE.search(text):
+        value, replaced = _replace_surrogates(value)
+        if replaced:
+            warnings.append(f"{source}: {replaced} unpaired surrogate escape(s) such as "
+                            "\\ud800 replaced by U+FFFD")
+    return Parsed(value, tuple(warnings))
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def read_file_bytes(path: str | os.PathLike[str], *, source: str | None = None,
+                    max_bytes: int = MAX_FILE_BYTES) -> bytes:
+    """The bytes of a file the reader may read. ``source`` names it in errors (default:
+    the path as given). Raises InputError for a missing file, a folder or other
+    non-regular file, or a file over ``max_bytes`` (refused before it is read)."""
+    name = os.fspath(path)
+    source = name if source is None else source
+    try:
+        info = os.stat(name)
+        if stat.S_ISDIR(info.st_mode):
+            raise InputError(source, "", "is a directory, expected a JSON file")
+        if not stat.S_ISREG(info.st_mode):
+            raise InputError(source, "", "is not a regular file, expected a JSON file")
+        if info.st_size > max_bytes:
+            raise InputError(source, "", _too_large(info.st_size, max_bytes))
+        with open(name, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except FileNotFoundError:
+        raise InputError(source, "", "no such file") from None
+    except OSError as exc:
+        raise InputError(source, "", f"cannot read: {exc.strerror or exc}") from None
+    if len(data) > max_bytes:  # grew after stat
+        raise InputError(source, "", _too_large(len(data), max_bytes))
+    return data
+
+
+def read_json_file(path: str | os.PathLike[str], *, source: str | None = None,
+                   max_bytes: int = MAX_FILE_BYTES) -> Parsed:
+    """Read a JSON file (a label, schema or result): :func:`read_file_bytes`, then
+    :func:`parse_json`. Raises InputError as they do, naming ``source`` (default: the
+    path as given) and the place."""
+    source = os.fspath(path) if source is None else source
+    return parse_json(read_file_bytes(path, source=source, max_bytes=max_bytes), source)
+
+
+def _too_large(size: int, limit: int) -> str:
+    return (f"file is {size:,} bytes, larger than the limit of {limit:,} bytes "
+            f"({limit / 2**20:g} MiB)")
+
+
+def read_outcome(path: Path, schema: Any, record: ScoringVersion,
+                 root: Path | None = None) -> Outcome:
+    """What a result file becomes under a version: absent -> ``missing``; unreadable
+    (refused by :func:`read_json_file`, or a symlink leading outside ``root``) -> the
+    envelope rule applied to :data:`UNREADABLE`; else the envelope rule on its value.
+    The outcome's note names the reason; never raises for a bad result file."""
+    if not path.exists() and not path.is_symlink():
+        return Outcome("missing", {}, f"missing: {record.missing_rule}")
+    try:
+        if root is not None and not path.resolve().is_relative_to(root.resolve()):
+            raise InputError(str(path), "", "symlink leads outside the benchmark folder")
+        value = read_json_file(path).value
+    except InputError as exc:
+        outcome = record.envelope(UNREADABLE, schema)
+        return dataclasses.replace(outcome, note=f"{exc.pointer + ': ' if exc.pointer else ''}"
+                                   f"{exc.reason}: {outcome.note}")
+    return record.envelope(value, schema)
+
+
+def canonical_json(value: Any) -> bytes:
+    """The canonical bytes of a parsed JSON value: sorted keys, no spaces, UTF-8, numbers
+    in their written form (:class:`JSONNumber`), so line endings, indentation and key
+    order leave it unchanged and any change of content changes it. For data digests."""
+    out: list[str] = []
+    _canonical(value, out)
+    return "".join(out).encode("utf-8", "surrogatepass")
+
+
+def _canonical(node: Any, out: list[str]) -> None:
+    # Recursive: every value passed here was read with bounded nesting.
+    if isinstance(node, dict):
+        out.append("{")
+        for i, key in enumerate(sorted(node)):
+            out.append(("," if i else "") + json.dumps(key, ensure_ascii=False) + ":")
+            _canonical(node[key], out)
+        out.append("}")
+    elif isinstance(node, list):
+        out.append("[")
+        for i, item in enumerate(node):
+            if i:
+                out.append(",")
+            _canonical(item, out)
+        out.append("]")
+    elif isinstance(node, JSONNumber):
+        out.append(node.text)
+    else:
+        out.append(json.dumps(node, ensure_ascii=False))
+
+
+# ----- benchmark.toml ------------------------------------------------------------------
+
+CONFIG_NAME = "benchmark.toml"
+#: The keys of ``benchmark.toml`` and their TOML types; any other key is an error.
+CONFIG_KEYS: dict[str, type] = {
+    "name": str, "version": str, "scoring_version": str, "metadata": str,
+    "breakdowns": list, "options": dict, "display_names": dict,
+}
+
+
+def parse_config(text: str, source: str = CONFIG_NAME) -> dict[str, Any]:
+    """The table of a ``benchmark.toml``, checked: the one config reader.
+
+    Returns the TOML table with ``options`` resolved to an :class:`Options`. Raises
+    InputError(source, key, reason) for invalid TOML, an unknown key (a misspelt
+    ``scoring_verison`` is not silently ignored), a value of the wrong type, an unknown
+    ``scoring_version``, or an invalid ``[options]`` value.
+    """
+    try:
+        table = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(source, "", f"invalid TOML: {exc}") from None
+    for key, value in table.items():
+        if key not in CONFIG_KEYS:
+            known = ", ".join(sorted(CONFIG_KEYS))
+            raise InputError(source, key, f"unknown key {key!r} (known keys: {known})")
+        if not isinstance(value, CONFIG_KEYS[key]):
+            raise InputError(source, key, f"must be a {CONFIG_KEYS[key].__name__}, "
+                             f"got {value!r}")
+    if not all(isinstance(b, str) for b in table.get("breakdowns", ())):
+        raise InputError(source, "breakdowns", "must be a list of column names")
+    if not all(isinstance(v, str) for v in table.get("display_names", {}).values()):
+        raise InputError(source, "display_names", "values must be strings")
+    if "scoring_version" in table:
+        try:
+            scoring_version(table["scoring_version"])
+        except ValueError as exc:
+            raise InputError(source, "scoring_version", str(exc)) from None
+    try:
+        table["options"] = Options.from_mapping(table.get("options"))
+    except ValueError as exc:
+        raise InputError(source, "options", str(exc)) from None
+    return table
+
+
+def read_config(root: Path) -> dict[str, Any]:
+    """``ROOT/benchmark.toml`` read with :func:`parse_config`; ``{"options": Options()}``
+    when there is none. Raises InputError as :func:`parse_config`, or for text that is
+    not UTF-8."""
+    path = Path(root) / CONFIG_NAME
+    if not path.is_file():
+        return {"options": Options()}
+    try:
+        text = path.read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise InputError(str(path), f"byte {exc.start}", "not UTF-8 text") from None
+    except OSError as exc:
+        raise InputError(str(path), "", f"cannot read: {exc.strerror or exc}") from None
+    return parse_config(text, str(path))
+
+
+# ----- a benchmark folder --------------------------------------------------------------
 # `python scorer.py` is the minimal runner: one document, or a benchmark folder laid out
 # as schemas/<id>.json, labels/<id>.json, results/<system>/<id>.json. The `leafscore`
 # command (the package) adds validation, caching, workers, intervals and reports.
 
-_USAGE = """python scorer.py [ROOT] [--version V] [--format table|json|md]
-       python scorer.py RESULT.json SCHEMA.json LABEL.json [--version V] [--details]"""
+def is_hidden(name: str) -> bool:
+    """Hidden entries (``.ipynb_checkpoints``, ``.git``, editor files) are tools'
+    leftovers: skipped as systems, documents and results by every entry point."""
+    return name.startswith(".")
 
 
-class InputFileError(Exception):
-    """A label, schema or folder that cannot be read: one line, exit code 2."""
+def document_ids(folder: Path) -> list[str]:
+    """Sorted ids of ``folder/<id>.json`` (hidden files skipped); InputError when the
+    folder is missing."""
+    if not folder.is_dir():
+        raise InputError(f"{folder}/", "", "folder is missing (expected schemas/, labels/ "
+                         "and results/<system>/)")
+    return sorted(p.name[:-5] for p in folder.iterdir()
+                  if p.name.endswith(".json") and not is_hidden(p.name))
 
 
-#: Largest label, schema or result file read, in bytes (a bigger result is a parse failure).
-MAX_FILE_BYTES = 64 * 1024 * 1024
-#: A byte-order mark decides the encoding; without one, files are UTF-8.
-_BOMS = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe\x00\x00", "utf-32"),
-         (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
-_FENCE = re.compile(r"\A\s*```[A-Za-z0-9_-]*[ \t]*\n(.*?)\n?```\s*\Z", re.DOTALL)
+def system_names(results: Path) -> list[str]:
+    """Sorted names of the system folders under ``results`` (hidden ones skipped).
 
-
-def _decode(raw: bytes) -> str:
-    for bom, codec in _BOMS:
-        if raw.startswith(bom):
-            return raw.decode(codec)
-    return raw.decode("utf-8")
-
-
-#: Deepest nesting of objects and arrays read from a file (``leafscore`` uses the same).
-MAX_DEPTH = 200
-_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
-
-
-def _nesting(text: str) -> int:
-    """Deepest object/array nesting of JSON text, found without parsing (no recursion)."""
-    brackets = np.frombuffer(_JSON_STRING.sub("", text).encode("utf-8"), dtype=np.uint8)
-    steps = (np.isin(brackets, (0x5B, 0x7B)).astype(np.int64)
-             - np.isin(brackets, (0x5D, 0x7D)).astype(np.int64))
-    return int(np.cumsum(steps).max()) if len(steps) else 0
-
-
-def _parse_strict(text: str) -> Any:
-    """``json.loads`` refusing NaN/Infinity tokens and numbers beyond a float's range."""
-
-    def refuse_constant(token: str) -> Any:
-        raise ValueError(f"{token} is not JSON")
-
-    def finite(token: str) -> float:
-        value = float(token)
-        if math.isinf(value):  # 1e999999: no float holds it
-            raise ValueError(f"number {token[:20]} is too large for a float")
-        return value
-
-    return json.loads(text, parse_constant=refuse_constant, parse_float=finite)
-
-
-def _read_json(path: Path, what: str) -> Any:
-    """Read a label or schema file; InputFileError naming the file and place otherwise."""
-    try:
-        if path.is_dir():
-            raise InputFileError(f"{path}: {what} is a folder, not a file")
-        size = path.stat().st_size
-        if size > MAX_FILE_BYTES:
-            raise InputFileError(f"{path}: {what} is {size} bytes, over the "
-                                 f"{MAX_FILE_BYTES}-byte limit")
-        raw = path.read_bytes()
-    except FileNotFoundError:
-        raise InputFileError(f"{path}: {what} file is missing") from None
-    except OSError as exc:
-        raise InputFileError(f"{path}: cannot read {what}: {exc.strerror or exc}") from None
-    try:
-        text = _decode(raw)
-    except UnicodeDecodeError as exc:
-        raise InputFileError(f"{path}: byte {exc.start}: {what} is not UTF-8") from None
-    if _nesting(text) > MAX_DEPTH:
-        raise InputFileError(f"{path}: {what} is nested deeper than {MAX_DEPTH} levels")
-    try:
-        return _parse_strict(text)
-    except json.JSONDecodeError as exc:
-        raise InputFileError(
-            f"{path}: line {exc.lineno} column {exc.colno}: {what} is not valid JSON: {exc.msg}"
-        ) from None
-    except (ValueError, RecursionError) as exc:
-        reason = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
-        raise InputFileError(f"{path}: {what} is not usable JSON: {reason}") from None
-
-
-#: Marks a result file that holds no usable JSON (see ``result_from_envelope``).
-UNREADABLE = object()
-
-
-def _read_result(path: Path, root: Path) -> Any:
-    """A result file's parsed JSON, ``None`` when absent, or ``UNREADABLE``.
-
-    Refused (``UNREADABLE``): a symlink leading outside ``root``, a file over
-    ``MAX_FILE_BYTES`` or nested deeper than ``MAX_DEPTH``, bytes that are not UTF-8
-    (or UTF-16/32 with a byte-order mark), and text that is not JSON.
+    Raises InputError when there is no system to score: every command treats an empty or
+    missing ``results/`` the same way.
     """
-    if not path.exists() and not path.is_symlink():
-        return None
-    try:
-        if not path.resolve().is_relative_to(root.resolve()) or not path.is_file() \
-                or path.stat().st_size > MAX_FILE_BYTES:
-            return UNREADABLE
-        text = _decode(path.read_bytes())
-        return json.loads(text) if _nesting(text) <= MAX_DEPTH else UNREADABLE
-    except (OSError, ValueError, RecursionError):
-        return UNREADABLE
+    names = sorted(p.name for p in results.iterdir() if p.is_dir() and not is_hidden(p.name)) \
+        if results.is_dir() else []
+    if not names:
+        raise InputError(f"{results}/", "", "no system folders to score "
+                         "(expected results/<system>/<id>.json)")
+    return names
 
 
-def result_from_envelope(envelope: Any, version: str) -> tuple[str, Any, str]:
-    """A result envelope, under one version's rules -> ``(status, data, note)``.
-
-    ``envelope`` is a result file's parsed JSON (``{"status": ..., "data": {...}}`` as
-    DocuBench writes them) or ``UNREADABLE``. ``status`` is ``"scored"`` or
-    ``"parse_failure"``; ``data`` is the result to score; ``note`` says what was done
-    (empty when nothing). Used by ``python scorer.py`` and the ``leafscore`` command alike.
-
-    * 1.0 (spec 1.0 §6, DocuBench's own rule): an object gives its ``data`` member
-      (``{}`` when absent), whatever its ``status``; anything else gives ``{}``. A failed
-      or unreadable envelope is still reported as a parse failure for coverage.
-    * 2.0 (spec 2.0 §4, §6): unreadable JSON, an envelope that is not an object,
-      ``"status": "failed"``, or ``data`` that is a number or boolean is a parse
-      failure; absent or null ``data`` is an empty result (as a missing file is);
-      ``data`` given as text holding JSON (a markdown code fence around it allowed) is
-      decoded, with a note.
-    """
-    if version == "1.0":
-        if not isinstance(envelope, dict):
-            return "parse_failure", {}, "not a JSON object: scored as {}"
-        failed = envelope.get("status") == "failed"
-        return ("parse_failure" if failed else "scored"), envelope.get("data", {}), \
-            ("envelope status is 'failed'" if failed else "")
-    if envelope is UNREADABLE:
-        return "parse_failure", None, "not valid JSON"
-    if not isinstance(envelope, dict):
-        kind = type(envelope).__name__
-        return "parse_failure", None, f"envelope is a JSON {kind}, not an object"
-    if envelope.get("status") == "failed":
-        return "parse_failure", None, "envelope status is 'failed'"
-    data, note = envelope.get("data"), ""
-    if data is None:  # no output at all: an empty result, as a missing file is (§6)
-        return "scored", {}, "envelope has no data: scored as an empty result"
-    if isinstance(data, str):
-        fenced = _FENCE.match(data)
-        try:
-            data = json.loads(fenced.group(1) if fenced else data)
-        except (ValueError, RecursionError):
-            return "parse_failure", None, "data is text, not JSON"
-        note = "data given as text holding JSON: decoded"
-    if not isinstance(data, (dict, list)):
-        return "parse_failure", None, f"data is a JSON {type(data).__name__}, not an object"
-    return "scored", data, note
-
-
-def _score_read(status: str, data: Any, schema: Any, label: Any, version: str,
-                options: Any, file: str) -> Any:
-    """Score what ``result_from_envelope`` gave. Under 1.0 a parse failure is still
-    scored with its data (DocuBench's rule); under 2.0 it is ``score_parse_failure``."""
-    if status == "parse_failure" and version != "1.0":
-        return score_parse_failure(schema, label, version=version, options=options, file=file)
-    return score(data, schema, label, version=version, options=options, file=file)
-
-
-def score_folder(root: Path, version: str, options: Any = None) -> dict[str, Any]:
+def score_folder(root: Path, version: str, options: Options | None = None) -> dict[str, Any]:
     """Score every document of every system in a benchmark folder.
 
     Returns ``{"version": V, "systems": {system: {"score": float | None, "documents":
     {id: float | None}}}}``: documents are the label ids in sorted order; a system's
-    score is ``statistics.mean`` of its document scores (bit-identical with DocuBench's
-    published aggregates). Under 1.0 a missing result file is left out of the mean
-    (``None``); under 2.0 it is scored as an empty result and an unusable one as a
-    parse failure (spec 2.0 §6).
+    score is the version's mean of its document scores (1.0: DocuBench's
+    ``sum / len``); ``None`` marks what the version leaves out (1.0: a missing file).
+    Warnings (one line per odd result file) go to stderr.
 
-    ``options`` are the benchmark-wide scoring options (``Options`` or a mapping; 2.0
-    only). Raises InputFileError for a missing folder, label or schema, and ScoringError
-    where the version has no answer for a schema.
+    Raises InputError for a missing folder, label or schema, or no system folders, and
+    ScoringError where the version has no answer for a schema or label.
     """
-    labels_dir, schemas_dir, results_dir = root / "labels", root / "schemas", root / "results"
-    if not labels_dir.is_dir():
-        raise InputFileError(f"{root}: no labels/ folder here (expected schemas/, labels/ "
-                             "and results/<system>/)")
-    ids = sorted(p.name[:-5] for p in labels_dir.iterdir() if p.name.endswith(".json"))
-    systems = sorted(p.name for p in results_dir.iterdir() if p.is_dir()) \
-        if results_dir.is_dir() else []
+    record = scoring_version(version)
+    options = options or Options()
+    ids = document_ids(root / "labels")
+    systems = system_names(root / "results")
+    docs = [(doc_id, str(root / "schemas" / f"{doc_id}.json"),
+             read_json_file(root / "schemas" / f"{doc_id}.json").value,
+             read_json_file(root / "labels" / f"{doc_id}.json").value)
+            for doc_id in ids]
     out: dict[str, Any] = {"version": version, "systems": {}}
-    docs = []
-    for doc_id in ids:
-        schema_path = schemas_dir / f"{doc_id}.json"
-        docs.append((doc_id, schema_path, _read_json(schema_path, "schema"),
-                     _read_json(labels_dir / f"{doc_id}.json", "label")))
     for system in systems:
         values: dict[str, float | None] = {}
-        for doc_id, schema_path, schema, label in docs:
-            path = results_dir / system / f"{doc_id}.json"
-            envelope = _read_result(path, root)
-            if envelope is None:  # missing: 1.0 leaves it out, 2.0 scores an empty result
-                if version == "1.0":
-                    values[doc_id] = None
-                    continue
-                status, data, note = "scored", {}, "missing: scored as an empty result"
-            else:
-                status, data, note = result_from_envelope(envelope, version)
-            if note:
-                print(f"scorer.py: warning: {path}: {note}", file=sys.stderr)
-            doc = _score_read(status, data, schema, label, version, options, str(schema_path))
-            values[doc_id] = doc.value
+        for doc_id, schema_file, schema, label in docs:
+            path = root / "results" / system / f"{doc_id}.json"
+            outcome = read_outcome(path, schema, record, root)
+            if outcome.note:
+                print(f"scorer.py: warning: {path}: {outcome.note}", file=sys.stderr)
+            doc = record.score_outcome(outcome, schema, label, options, schema_file)
+            values[doc_id] = None if doc is None else doc.value
         scored = [v for v in values.values() if v is not None]
-        out["systems"][system] = {"score": statistics.mean(scored) if scored else None,
+        out["systems"][system] = {"score": record.mean(scored) if scored else None,
                                   "documents": values}
     return out
 
@@ -2216,8 +2705,13 @@ def _percent(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.2f}"
 
 
+def _fraction(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.4f}"
+
+
 def render_folder(scores: dict[str, Any], fmt: str) -> str:
-    """Render ``score_folder`` output as ``json``, ``table`` or ``md`` (a leaderboard)."""
+    """Render ``score_folder`` output: ``json`` (fractions in [0, 1]), ``table`` (a
+    documents x systems matrix of fractions) or ``md`` (a ranked leaderboard in %)."""
     from tabulate import tabulate
 
     systems = scores["systems"]
@@ -2241,30 +2735,25 @@ def render_folder(scores: dict[str, Any], fmt: str) -> str:
                                     disable_numparse=True)
 
 
-def _fraction(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.4f}"
-
-
 def _score_one(paths: list[str], version: str, details: bool, fmt: str) -> str:
+    """One document's score as JSON (``details``: with every verdict; a table with
+    ``--format table``). ``details`` needs verdicts, which version 1.0 does not have."""
     result_path, schema_path, label_path = (Path(p) for p in paths)
-    schema = _read_json(schema_path, "schema")
-    label = _read_json(label_path, "label")
-    envelope = _read_result(result_path, result_path.parent)
-    if envelope is None:
-        raise InputFileError(f"{result_path}: result file is missing")
-    # A file holding an envelope (an object with "data" and "status") is unwrapped;
-    # anything else readable is the result itself.
-    is_envelope = isinstance(envelope, dict) and "data" in envelope and "status" in envelope
-    if is_envelope or envelope is UNREADABLE:
-        status, data, note = result_from_envelope(envelope, version)
-    else:
-        status, data, note = "scored", envelope, ""
-    if note:
-        print(f"scorer.py: warning: {result_path}: {note}", file=sys.stderr)
-    doc = _score_read(status, data, schema, label, version, None, str(schema_path))
-    if version == "1.0":
-        return json.dumps(doc.to_dict(), indent=2)
-    if details and fmt == "table":
+    record = scoring_version(version)
+    if details and not record.has_verdicts:
+        raise InputError("--details", "", f"version {version} has no verdicts; "
+                         "use --version 2.0")
+    schema = read_json_file(schema_path).value
+    label = read_json_file(label_path).value
+    outcome = read_outcome(result_path, schema, record)
+    if outcome.status == "missing":
+        raise InputError(str(result_path), "", "result file is missing")
+    if outcome.note:
+        print(f"scorer.py: warning: {result_path}: {outcome.note}", file=sys.stderr)
+    doc = record.score_outcome(outcome, schema, label, Options(), str(schema_path))
+    if not details:
+        return json.dumps(doc.to_dict(), indent=2, ensure_ascii=False)
+    if fmt == "table":
         from tabulate import tabulate
 
         rows = [(v.address, json.dumps(v.label), json.dumps(v.result), v.kind)
@@ -2272,26 +2761,15 @@ def _score_one(paths: list[str], version: str, details: bool, fmt: str) -> str:
         return (f"leafscore scoring version {doc.version}: accuracy {doc.value:.6f}\n"
                 + tabulate(rows, headers=["leaf", "label", "result", "verdict"],
                            disable_numparse=True))
-    return json.dumps(doc.to_dict(verdicts=details), indent=2, ensure_ascii=False)
+    return json.dumps(doc.to_dict(verdicts=True), indent=2, ensure_ascii=False)
 
 
-def read_benchmark_config(root: Path) -> tuple[str | None, dict[str, Any]]:
-    """``ROOT/benchmark.toml``'s pinned ``scoring_version`` and ``[options]``, if any.
+_USAGE = """python scorer.py [ROOT] [--version V] [--format table|json|md]
+       python scorer.py RESULT.json SCHEMA.json LABEL.json [--version V] [--details]"""
+_EPILOG = """formats: table = documents x systems, fractions in [0, 1]; json = the same as JSON;
+md = a ranked leaderboard in percent. One document: its score as JSON (fractions).
 
-    Only these two entries matter to scoring; ``leafscore validate`` checks the rest.
-    Raises InputFileError when the file is not TOML or the entries have the wrong type.
-    """
-    path = root / "benchmark.toml"
-    if not path.is_file():
-        return None, {}
-    try:
-        config = tomllib.loads(_decode(path.read_bytes()))
-    except (OSError, ValueError) as exc:
-        raise InputFileError(f"{path}: not a readable TOML file: {exc}") from None
-    pin, options = config.get("scoring_version"), config.get("options", {})
-    if (pin is not None and not isinstance(pin, str)) or not isinstance(options, dict):
-        raise InputFileError(f"{path}: scoring_version must be a string and [options] a table")
-    return pin, options
+example: python scorer.py . --format md"""
 
 
 class _Parser(argparse.ArgumentParser):
@@ -2301,7 +2779,8 @@ class _Parser(argparse.ArgumentParser):
 
 def main(argv: list[str] | None = None) -> int:
     """Command line of ``python scorer.py``; returns the exit code (0 ok, 2 bad input)."""
-    parser = _Parser(prog="scorer.py", usage=_USAGE,
+    parser = _Parser(prog="scorer.py", usage=_USAGE, epilog=_EPILOG,
+                     formatter_class=argparse.RawDescriptionHelpFormatter,
                      description="Score extraction results against labels, leaf by leaf.")
     parser.add_argument("paths", nargs="*", help="ROOT (default .) or RESULT SCHEMA LABEL")
     parser.add_argument("--version", default=None,
@@ -2311,9 +2790,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--details", action="store_true",
                         help="one document: print every leaf's verdict (version 2.0)")
     args = parser.parse_args(argv)
-    quoted = ", ".join(repr(v) for v in SCORING_VERSIONS)
-    if args.version is not None and args.version not in SCORING_VERSIONS:
-        parser.error(f"version {args.version!r} is not one of {quoted}")
+    try:
+        if args.version is not None:
+            scoring_version(args.version)
+    except ValueError as exc:
+        parser.error(str(exc))
     try:
         if len(args.paths) == 3:
             version = args.version or DEFAULT_VERSION
@@ -2321,21 +2802,14 @@ def main(argv: list[str] | None = None) -> int:
         elif len(args.paths) <= 1:
             root = Path(args.paths[0] if args.paths else ".")
             if not root.is_dir():
-                raise InputFileError(f"{root}: no such benchmark folder")
-            pin, options = read_benchmark_config(root)
-            version = args.version or pin or DEFAULT_VERSION
-            if version not in SCORING_VERSIONS:
-                raise InputFileError(f"{root / 'benchmark.toml'}: scoring_version "
-                                     f"{version!r} is not one of {quoted}")
-            try:
-                options = Options.from_mapping(options) if version != "1.0" else None
-            except ValueError as exc:
-                raise InputFileError(f"{root / 'benchmark.toml'}: [options]: {exc}") from None
-            scores = score_folder(root, version, options)
-            print(render_folder(scores, args.format or "table"))
+                raise InputError(str(root), "", "no such benchmark folder")
+            config = read_config(root)
+            version = args.version or config.get("scoring_version") or DEFAULT_VERSION
+            print(render_folder(score_folder(root, version, config["options"]),
+                                args.format or "table"))
         else:
             parser.error("give ROOT, or RESULT SCHEMA LABEL")
-    except (InputFileError, ScoringError) as exc:
+    except InputError as exc:  # ScoringError included
         print(f"scorer.py: {exc}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # `python scorer.py | head`: the reader left; not an error

@@ -36,6 +36,13 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def content_digest(value: Any) -> str:
+    """Hex sha256 of a parsed JSON value's canonical form (``scorer.canonical_json``):
+    line endings, indentation and key order leave it unchanged; any change of content,
+    a number's written form included, changes it."""
+    return sha256(scorer.canonical_json(value))
+
+
 @dataclass(frozen=True)
 class Document:
     """One labelled document: its id, parsed schema and label, and their sources.
@@ -60,8 +67,8 @@ class RawResult:
 
     ``data`` is ``None`` when the result file is absent (``"missing"``); ``problem`` is a
     reason the file could not be read at all (a directory, over the size limit), which
-    makes the document a parse failure. ``from_line`` marks JSONL input, where the line
-    is already the result (not an envelope) and text in a code fence is unwrapped.
+    makes the document a parse failure. ``from_line`` marks a JSONL line (its bytes are
+    what the line stands for as a result file; see ``load_jsonl``).
     """
 
     file: str
@@ -118,15 +125,19 @@ class Benchmark:
 
 @dataclass(frozen=True)
 class ResultRead:
-    """A result after reading its envelope.
+    """A result after the reader and its version's envelope rule.
 
-    ``status``: ``"scored"``, ``"parse_failure"`` or ``"missing"``; ``data`` is the value
-    to score (``{}`` for a parse failure or missing result); ``warnings`` name the file.
+    ``outcome`` is ``scorer.Outcome`` (``status`` ``"scored"``, ``"parse_failure"`` or
+    ``"missing"``; the value to score); ``warnings`` are one line each, naming the file.
     """
 
-    status: str
-    data: Any
+    outcome: scorer.Outcome
     warnings: tuple[str, ...] = ()
+
+    @property
+    def status(self) -> str:
+        """``"scored"``, ``"parse_failure"`` or ``"missing"``."""
+        return self.outcome.status
 
 
 # ------------------------------------------------------------------------------------
@@ -134,64 +145,32 @@ class ResultRead:
 # ------------------------------------------------------------------------------------
 
 
-def read_result(raw: RawResult, version: str) -> ResultRead:
-    """Parse a raw result into the value to score under ``version``; never raises.
-
-    Folder mode (an envelope): the file is read with ``jsonio`` (unreadable JSON becomes
-    ``scorer.UNREADABLE``), then ``scorer.result_from_envelope`` applies the version's
-    envelope rules, the same ones ``python scorer.py`` uses. JSONL mode: the value is the
-    result itself; a string value is decoded as JSON (a markdown code fence around it is
-    removed, with a warning).
+def read_result(raw: RawResult, record: scorer.ScoringVersion, schema: Any) -> ResultRead:
+    """A raw result through the one reader (``scorer.parse_json``) and the version's
+    envelope rule (``record.envelope``), exactly as ``python scorer.py`` reads a result
+    file; never raises. ``schema`` is the document's schema (the envelope rule asks
+    whether it declares a root ``data`` member).
     """
     if raw.data is None and not raw.problem:
-        return ResultRead("missing", {})
+        return ResultRead(scorer.Outcome("missing", {}))
     warnings: list[str] = []
     if raw.problem:
-        warnings.append(f"{raw.file}: {raw.problem}")
+        warnings.append(f"{raw.file}: {raw.problem} (parse failure)")
         value: Any = scorer.UNREADABLE
     else:
         try:
-            loaded = jsonio.loads_json(raw.data, source=raw.file,
-                                       unwrap_fences=raw.from_line)
-        except (jsonio.JSONInputError, InputError) as exc:
-            warnings.append(f"{exc} (scored as a parse failure)")
+            parsed = jsonio.loads_json(raw.data, source=raw.file)
+        except InputError as exc:
+            warnings.append(f"{exc} (parse failure)")
             value = scorer.UNREADABLE
         else:
-            warnings.extend(loaded.warnings)
-            value = loaded.value
-            if raw.from_line:
-                return _decoded_text(value, raw.file, warnings, strict=True)
-    if raw.from_line:
-        return ResultRead("parse_failure", {}, tuple(warnings))
-    status, data, note = scorer.result_from_envelope(value, version)
-    if note and not (value is scorer.UNREADABLE and warnings):  # the reason is said once
-        warnings.append(f"{raw.file}: {note}" + (" (parse failure)"
-                                                 if status == "parse_failure" else ""))
-    return ResultRead(status, {} if data is None else data, tuple(warnings))
-
-
-def _decoded_text(
-    value: Any, file: str, warnings: list[str], *, strict: bool = False
-) -> ResultRead:
-    """A string holding JSON (possibly fenced) decoded, else the value as it is.
-
-    In JSONL mode (``strict``) a value that is not an object after decoding is a parse
-    failure; an envelope's ``data`` is scored whatever it holds.
-    """
-    if not isinstance(value, str):
-        if strict and not isinstance(value, dict):
-            kind = type(value).__name__
-            warnings.append(f"{file}: result is a JSON {kind}, not an object (parse failure)")
-            return ResultRead("parse_failure", {}, tuple(warnings))
-        return ResultRead("scored", value, tuple(warnings))
-    try:
-        inner = jsonio.loads_json(value, source=file, unwrap_fences=True)
-    except (jsonio.JSONInputError, InputError) as exc:
-        warnings.append(f"{exc} (result is text, not JSON: parse failure)")
-        return ResultRead("parse_failure", {}, tuple(warnings))
-    warnings.extend(inner.warnings)
-    warnings.append(f"{file}: result given as text holding JSON; decoded")
-    return _decoded_text(inner.value, file, warnings, strict=strict)
+            warnings.extend(parsed.warnings)
+            value = parsed.value
+    outcome = record.envelope(value, schema)
+    if outcome.note and not (value is scorer.UNREADABLE and warnings):  # said once
+        failed = " (parse failure)" if outcome.status == "parse_failure" else ""
+        warnings.append(f"{raw.file}: {outcome.note}{failed}")
+    return ResultRead(outcome, tuple(warnings))
 
 
 # ------------------------------------------------------------------------------------
@@ -219,23 +198,15 @@ def _read_json_file(
     duplicate key) are appended to ``warnings``, each starting with ``rel``.
     """
     path = _child(root, rel) if folder_checked else files.safe_child(root, rel)
-    if not path.is_file():
-        raise InputError(rel, "", "not a regular file")
-    size = path.stat().st_size
-    if size > jsonio.DEFAULT_MAX_BYTES:
-        raise InputError(rel, "", f"{size} bytes is over the {jsonio.DEFAULT_MAX_BYTES}-byte limit")
-    data = path.read_bytes()
-    try:
-        loaded = jsonio.loads_json(data, source=rel)
-    except jsonio.JSONInputError as exc:
-        raise InputError(rel, exc.position, exc.reason) from None
+    loaded = scorer.read_json_file(path, source=rel)
     if warnings is not None:
         warnings.extend(loaded.warnings)
-    return loaded.value, sha256(data)
+    return loaded.value, content_digest(loaded.value)
 
 
 def list_ids(root: Path, folder: str) -> list[str]:
-    """Sorted stems of ``ROOT/folder/*.json`` (ids are validated by ``files.check_name``).
+    """Sorted stems of ``ROOT/folder/*.json``, hidden files skipped (``scorer.
+    document_ids``); ids are validated by ``files.check_name``.
 
     Raises ``InputError`` when the folder is missing or an id is not a valid name.
     """
@@ -243,53 +214,48 @@ def list_ids(root: Path, folder: str) -> list[str]:
     if not base.is_dir():
         raise InputError(f"{folder}/", "", "folder is missing")
     files.safe_child(root, folder)
-    ids = sorted(p.name[: -len(".json")] for p in base.iterdir() if p.name.endswith(".json"))
+    ids = scorer.document_ids(base)
     for doc_id in ids:
         files.check_name("document id", doc_id, source=f"{folder}/{doc_id}.json")
     return ids
 
 
 def list_systems(root: Path) -> list[str]:
-    """Sorted names of the folders under ``ROOT/results``, hidden ones skipped."""
-    base = Path(root) / "results"
-    if not base.is_dir():
-        return []
-    names = []
-    for p in base.iterdir():
-        # Hidden folders (.ipynb_checkpoints, .git) are tools' leftovers, not systems.
-        if p.is_dir() and not p.name.startswith("."):
-            files.check_name("system name", p.name, source=f"results/{p.name}/")
-            files.safe_child(root, f"results/{p.name}")
-            names.append(p.name)
-    return sorted(names)
+    """Sorted names of the system folders under ``ROOT/results`` (``scorer.system_names``:
+    hidden ones skipped), each checked as a name and as a path inside ROOT.
+
+    Raises ``InputError`` when there is none: an empty or missing ``results/`` is an
+    error in every command, as in ``python scorer.py``.
+    """
+    try:
+        names = scorer.system_names(Path(root) / "results")
+    except InputError:
+        raise InputError("results/", "", "no system folders to score "
+                         "(expected results/<system>/<id>.json)") from None
+    for name in names:
+        files.check_name("system name", name, source=f"results/{name}/")
+        files.safe_child(root, f"results/{name}")
+    return names
 
 
 def _raw_result(root: Path, system: str, doc_id: str, max_bytes: int) -> RawResult:
     """The bytes of one result file (its system folder already checked), or why not.
 
-    One ``lstat`` decides: absent -> missing; a symlink -> checked with
-    ``files.safe_child`` (``InputError`` when it leads outside ROOT), then followed; not a
-    regular file or over ``max_bytes`` -> a problem (the document's parse failure).
+    One ``lstat`` decides: absent -> missing. A symlink leading outside ROOT, a file that
+    is not regular or is over ``max_bytes`` (``scorer.read_file_bytes``, the reader's own
+    checks and words) -> a problem: the document's parse failure, as in ``python
+    scorer.py``; the run goes on.
     """
     rel = f"results/{system}/{doc_id}.json"
     name = os.path.join(root, rel)
     try:
-        info = os.lstat(name)
-        if stat.S_ISLNK(info.st_mode):
+        if stat.S_ISLNK(os.lstat(name).st_mode):
             name = str(files.safe_child(root, rel))
-            info = os.stat(name)
+        return RawResult(rel, scorer.read_file_bytes(name, source=rel, max_bytes=max_bytes))
     except FileNotFoundError:
         return RawResult(rel, None)
-    if not stat.S_ISREG(info.st_mode):
-        return RawResult(rel, None, problem="not a regular file (parse failure)")
-    if info.st_size > max_bytes:
-        return RawResult(rel, None, problem=(
-            f"{info.st_size} bytes is over the {max_bytes}-byte limit (parse failure)"))
-    try:
-        with open(name, "rb") as handle:
-            return RawResult(rel, handle.read())
-    except OSError as exc:
-        return RawResult(rel, None, problem=f"cannot read: {exc.strerror} (parse failure)")
+    except InputError as exc:
+        return RawResult(rel, None, problem=exc.reason)
 
 
 def load_metadata(
@@ -384,12 +350,6 @@ def load_folder(
 _ID_PATTERN = r'"{key}"\s*:\s*"((?:[^"\\]|\\.)*)"'
 
 
-def _canonical_bytes(value: Any) -> bytes:
-    import json
-
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
-
-
 def _id_of(line: str, key: str) -> str | None:
     """The id of a line that may not parse: its ``"key": "..."`` member read textually."""
     match = re.search(_ID_PATTERN.format(key=re.escape(key)), line)
@@ -403,22 +363,17 @@ def load_jsonl(
 
     Gold line: an object with ``id_key`` (a string or number); the label is its
     ``"label"`` member when present, else the line without ``id_key``. Prediction line:
-    an object with ``id_key``; the result is its ``"data"``, ``"prediction"`` or
-    ``"output"`` member when present (in that order), else the line without ``id_key``;
-    text holding JSON (in a code fence or not) is decoded with a warning. A prediction
-    line that does not parse is that document's parse failure: its id is read from the
-    text, else it is matched to the gold document on the same line number. Ids are
-    never used as paths. Raises ``InputError`` for an unreadable schema or gold file, a
-    gold line without a usable id, or a repeated gold id.
+    an object with ``id_key``, read by the one reader and then as a result file would be
+    (``_as_file``; the envelope rule of the version decides, so the same result scores
+    the same in a folder and in JSONL). A prediction line that does not parse is that
+    document's parse failure: its id is read from the text, else it is matched to the
+    gold document on the same line number. Ids are never used as paths. Raises
+    ``InputError`` for an unreadable schema or gold file, a gold line without a usable
+    id, or a repeated gold id.
     """
-    import json
-
     schema_file = Path(schema).name
-    try:
-        schema_value = jsonio.load_json(schema).value
-    except jsonio.JSONInputError as exc:
-        raise InputError(str(schema), exc.position, exc.reason) from None
-    schema_digest = sha256(Path(schema).read_bytes())
+    schema_value = jsonio.load_json(schema).value
+    schema_digest = content_digest(schema_value)
     docs: dict[str, Document] = {}
     order: list[str] = []
     warnings: list[str] = []
@@ -438,7 +393,7 @@ def load_jsonl(
         label = value["label"] if "label" in value else _without(value, id_key)
         docs[doc_id] = Document(
             doc_id, schema_value, label, schema_file, where, schema_digest,
-            sha256(_canonical_bytes(label)),
+            content_digest(label),
         )
         order.append(doc_id)
     # Lines that name their id are placed first, so a line matched only by its position
@@ -448,15 +403,13 @@ def load_jsonl(
     for n, line in _lines(pred):
         where = f"{Path(pred).name}:{n}"
         try:
-            value = json.loads(line)
-        except ValueError:
+            value = scorer.parse_json(line, where).value
+        except InputError:
             value = None
-        if isinstance(value, dict) and _line_id(value, id_key) is not None:
-            if value.get("status") == "failed":
-                raw = RawResult(where, None, "status is 'failed' (parse failure)", True)
-            else:
-                raw = RawResult(where, _canonical_bytes(_prediction(value, id_key)), "", True)
-            named.append((where, _line_id(value, id_key), raw))
+        doc_id = _line_id(value, id_key)
+        if doc_id is not None:
+            raw = RawResult(where, scorer.canonical_json(_as_file(value, id_key)), "", True)
+            named.append((where, doc_id, raw))
             continue
         raw = RawResult(where, line.encode("utf-8", "surrogatepass"), "", True)
         doc_id = _id_of(line, id_key)
@@ -510,8 +463,13 @@ def _without(value: dict, key: str) -> dict:
     return {k: v for k, v in value.items() if k != key}
 
 
-def _prediction(value: dict, key: str) -> Any:
-    for member in ("data", "prediction", "output"):
+def _as_file(value: dict, key: str) -> Any:
+    """What a prediction line stands for as a result file (then read by the one envelope
+    rule, ``scorer.VERSIONS[v].envelope``): a line naming its result in ``prediction``
+    or ``output`` is an envelope of it (its ``status``, default ``"ok"``, kept); any
+    other line, without its id, is the file's content (an envelope when it has
+    ``status``, or ``data`` undeclared by the schema)."""
+    for member in ("prediction", "output"):
         if member in value:
-            return value[member]
+            return {"status": value.get("status", "ok"), "data": value[member]}
     return _without(value, key)

@@ -65,7 +65,7 @@ def handles_errors(command: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except (InputError, jsonio.JSONInputError, scorer.ScoringError, Failed) as exc:
+        except (InputError, Failed) as exc:
             click.echo(f"leafscore: error: {exc}", err=True)
             raise click.exceptions.Exit(EXIT_USAGE) from None
         except RecursionError:
@@ -125,27 +125,15 @@ class ScoringSettings:
 
 
 def resolve_version(flag: str | None, config: BenchmarkConfig) -> str:
-    """The scoring version: the flag, else the config's pin, else the latest (noted)."""
+    """The scoring version: the flag, else the config's pin (checked when the config was
+    read), else the latest (noted)."""
     if flag:
         return flag
-    pinned = config.scoring_version
-    if pinned is not None:
-        if pinned not in scorer.SCORING_VERSIONS:
-            choices = ", ".join(scorer.SCORING_VERSIONS)
-            raise InputError("benchmark.toml", "scoring_version",
-                             f"{pinned!r} is not one of {choices}")
-        return pinned
+    if config.scoring_version is not None:
+        return config.scoring_version
     latest = scorer.SCORING_VERSIONS[-1]
     _note(f"no scoring_version pinned (benchmark.toml); using the latest, {latest}")
     return latest
-
-
-def resolve_options(config: BenchmarkConfig) -> Any:
-    """``scorer.Options`` from the config's ``[options]``; ``InputError`` when refused."""
-    try:
-        return scorer.Options.from_mapping(dict(config.options))
-    except (ValueError, TypeError) as exc:
-        raise InputError("benchmark.toml", "options", str(exc)) from None
 
 
 def _cache(settings: ScoringSettings) -> Cache:
@@ -183,7 +171,7 @@ def _score(bench: Benchmark, settings: ScoringSettings, *, verdicts: bool = True
     for warning in bench.warnings:
         _note(f"warning: {warning}")
     version = resolve_version(settings.version, bench.config)
-    options = resolve_options(bench.config)
+    options = bench.config.options
     with _progress("scoring") as progress:
         run = score_benchmark(bench, version=version, options=options,
                               workers=settings.workers, cache=_cache(settings),
@@ -490,18 +478,19 @@ def fields(root: Path, system: str, fmt: str, version: str | None, workers: int,
            no_cache: bool, cache_dir: Path | None) -> None:
     """Per-field TP/FP/FN, precision, recall, F1 and error categories, worst first."""
     bench = _load(root, (system,))
-    _needs_v2(bench, version, "fields")
+    _needs_verdicts(bench, version, "fields")
     run = _score(bench, ScoringSettings(version, workers, no_cache, cache_dir))
     rows = _analysis(lambda: fields_mod.field_table(run, system))
     _emit(render_mod.render_fields(rows, fmt, system=system, signature=run.signature))
 
 
-def _needs_v2(bench: Benchmark, flag: str | None, command: str) -> None:
-    """Exit 2 before scoring when the run would be version 1.0 (no verdicts kept)."""
+def _needs_verdicts(bench: Benchmark, flag: str | None, command: str) -> None:
+    """Exit 2 before scoring when the run's version keeps no per-leaf verdicts (1.0)."""
     version = flag or bench.config.scoring_version or scorer.SCORING_VERSIONS[-1]
-    if version == "1.0":
-        _fail(f"`leafscore {command}` needs version 2.0 (version 1.0 keeps no per-leaf "
-              "verdicts); pass --version 2.0")
+    if not scorer.scoring_version(version).has_verdicts:
+        latest = scorer.SCORING_VERSIONS[-1]
+        _fail(f"`leafscore {command}` needs per-leaf verdicts, which version {version} "
+              f"does not keep; pass --version {latest}")
 
 
 @main.command()
@@ -522,7 +511,7 @@ def explain(doc_id: str, root: Path, system: str, fmt: str, version: str | None,
                        tuple(d for d in bench.documents if d.id == doc_id), bench.systems,
                        {k: v for k, v in bench.results.items() if k[1] == doc_id},
                        bench.metadata, bench.warnings)
-    _needs_v2(bench, version, "explain")
+    _needs_verdicts(bench, version, "explain")
     run = _score(single, ScoringSettings(version, workers, no_cache, cache_dir))
     _emit(_analysis(lambda: render_mod.render_explain(run, system, doc_id, fmt)))
 
@@ -614,7 +603,7 @@ def gate_command(root: Path, system: str, min_score: float | None, field_mins: t
         _analysis(lambda: gate_mod.check_threshold(min_score, name="--min-score"))
     bench = _load(root, (system,))
     if wanted:
-        _needs_v2(bench, version, "gate --field-min")
+        _needs_verdicts(bench, version, "gate --field-min")
     run = _score(bench, ScoringSettings(version, workers, no_cache, cache_dir),
                  verdicts=bool(wanted))
     failures = _analysis(lambda: gate_mod.gate(run, system, min_score=min_score,

@@ -1,22 +1,16 @@
-"""The one input error type: a label, schema, config or result folder leafscore cannot use."""
+"""The one input error type, defined in ``scorer.py`` and named here for the package.
+
+``InputError(file, pointer, reason)``: a label, schema, config or result folder leafscore
+cannot use, pointing at its place (an RFC 6901 JSON pointer, a TOML key, or a text
+position such as ``"line 3 column 5"``). ``scorer.ScoringError`` is its subclass for a
+schema or label the metric cannot score. The CLI prints ``str(error)`` on one line and
+exits 2.
+"""
 
 from __future__ import annotations
 
+import scorer
 
-class InputError(ValueError):
-    """Bad input, pointing at its place: ``file`` (a path as given), ``pointer`` (an RFC 6901
-    JSON pointer, a TOML key, or ``"line 3 column 5"``; may be ``""``) and ``reason``.
+InputError = scorer.InputError
 
-    Every field is in ``.args``, so the error pickles across worker processes. The CLI
-    prints ``str(error)`` on one line and exits 2.
-    """
-
-    def __init__(self, file: str, pointer: str, reason: str) -> None:
-        super().__init__(file, pointer, reason)
-        self.file, self.pointer, self.reason = str(file), pointer, reason
-
-    def __str__(self) -> str:
-        place = f"{self.file}#{self.pointer}" if self.pointer.startswith("/") else (
-            f"{self.file}:{self.pointer}" if self.pointer else self.file
-        )
-        return f"{place}: {self.reason}"
+__all__ = ["InputError"]

@@ -19,7 +19,6 @@ stored document scores; nothing is rescored.
 
 from __future__ import annotations
 
-import statistics
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -162,7 +161,7 @@ def breakdown(run: Any, column: str, systems: Sequence[str]) -> Breakdown:
 
     Values are sorted, numbers numerically before text; ``null`` values and documents
     without the column are left out. Each system's mean is over its scored documents of
-    the group (``None`` if it has none).
+    the group (``None`` if it has none), with the version's arithmetic (``Run.mean``).
     """
     members: dict[str, list[int]] = {}
     order: dict[str, tuple[int, float, str]] = {}
@@ -183,7 +182,7 @@ def breakdown(run: Any, column: str, systems: Sequence[str]) -> Breakdown:
             Group(
                 value=label,
                 documents=len(indices),
-                scores={s: _mean(all_scores[s][i] for i in indices) for s in systems},
+                scores={s: _mean(run, (all_scores[s][i] for i in indices)) for s in systems},
             )
         )
     return Breakdown(column, tuple(groups))
@@ -274,6 +273,7 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-def _mean(values: Iterable[float | None]) -> float | None:
+def _mean(run: Any, values: Iterable[float | None]) -> float | None:
+    """The run's version's mean of the scored values (1.0: DocuBench's ``sum / len``)."""
     kept = [v for v in values if v is not None]
-    return statistics.mean(kept) if kept else None
+    return run.mean(kept) if kept else None

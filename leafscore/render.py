@@ -33,6 +33,7 @@ from typing import Any
 
 from tabulate import tabulate
 
+import scorer
 from leafscore.diff import Diff
 from leafscore.fields import FieldRow
 from leafscore.leaderboard import Leaderboard
@@ -140,7 +141,7 @@ def render_matrix(run: Any, fmt: str) -> str:
     if "parse_failure" in used:
         notes.append("†: parse failure (scored 0).")
     if "missing" in used:
-        empty = "left out of the mean" if run.version == "1.0" else "scored as an empty result"
+        empty = scorer.scoring_version(run.version).missing_rule
         notes.append(f"‡: missing result ({empty}).")
     table = Table(
         title="",

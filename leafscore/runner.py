@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import dataclasses
 import multiprocessing
-import statistics
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -78,102 +77,48 @@ class Run:
         return out
 
     def system_score(self, system: str) -> float | None:
-        """Macro average over scored documents (``statistics.mean``), ``None`` if none.
-
-        ``statistics.mean`` reproduces DocuBench's published 1.0 aggregates bit for bit
-        (spec scoring-1.0 §6).
-        """
+        """Macro average over scored documents with the version's arithmetic (1.0:
+        DocuBench's ``sum / len``, bit for bit), ``None`` if none is scored."""
         values = [v for v in self.document_scores(system) if v is not None]
-        return statistics.mean(values) if values else None
+        return self.mean(values) if values else None
+
+    def mean(self, values: list[float]) -> float:
+        """The version's mean of document scores (system scores and breakdowns alike)."""
+        return scorer.scoring_version(self.version).mean(values)
 
 
 # ------------------------------------------------------------------------------------
 # Scoring a benchmark
 # ------------------------------------------------------------------------------------
-# What a parse failure and a missing result become differs by version; each version's
-# rule is a named function in a table (STYLE.md §3), never an `if version` branch.
-
-
-def _parse_failure_v1(doc: Document, data: Any, version: str, options: Any) -> Any:
-    """1.0 scores what DocuBench would: the envelope's data, or ``{}`` (spec 1.0 §6)."""
-    return scorer.score(data, doc.schema, doc.label, version=version, options=options,
-                        file=doc.schema_file)
-
-
-def _parse_failure_v2(doc: Document, data: Any, version: str, options: Any) -> Any:
-    """2.0: every non-empty label leaf is a ``parse_failure`` verdict (spec 2.0 §4)."""
-    return scorer.score_parse_failure(doc.schema, doc.label, version=version, options=options,
-                                      file=doc.schema_file)
-
-
-def _missing_v1(doc: Document, version: str, options: Any) -> Any:
-    """1.0 leaves a missing result out of the mean (spec 1.0 §6): no score."""
-    return None
-
-
-def _missing_v2(doc: Document, version: str, options: Any) -> Any:
-    """2.0 scores a missing result as an empty result (spec 2.0 §6)."""
-    return scorer.score({}, doc.schema, doc.label, version=version, options=options,
-                        file=doc.schema_file)
-
-
-def _to_dict_v1(score: Any) -> dict[str, Any]:
-    return score.to_dict()
-
-
-def _to_dict_v2(score: Any) -> dict[str, Any]:
-    return score.to_dict(verdicts=True)
-
-
-@dataclass(frozen=True)
-class VersionRules:
-    """What differs by version in a run: the two result rules and how scores are stored."""
-
-    parse_failure: Callable[[Document, Any, str, Any], Any]
-    missing: Callable[[Document, str, Any], Any]
-    score_type: str  # name of the scorer class with ``from_dict``
-    to_dict: Callable[[Any], dict[str, Any]]  # every stored field, verdicts included
-    has_verdicts: bool
-
-
-RULES: dict[str, VersionRules] = {
-    "1.0": VersionRules(_parse_failure_v1, _missing_v1, "DocScoreV1", _to_dict_v1, False),
-    "2.0": VersionRules(_parse_failure_v2, _missing_v2, "DocScore", _to_dict_v2, True),
-}
-
+# What a parse failure and a missing result become, how scores are stored and averaged:
+# each is a field of the version's record, ``scorer.VERSIONS[version]`` (STYLE.md §3).
 
 
 def matching_name(version: str) -> str:
-    """How array items are paired under ``version`` (``scorer.MATCHING``)."""
-    matching = getattr(scorer, "MATCHING", None)
-    if isinstance(matching, Mapping):
-        return str(matching[version])
-    if isinstance(matching, str):
-        return matching
-    return "greedy" if version == "1.0" else "optimal"
+    """How array items are paired under ``version`` (its record's ``pairing``)."""
+    return scorer.scoring_version(version).pairing
 
 
 def score_cell(doc: Document, raw: RawResult, version: str, options: Any) -> Cell:
-    """Score one (system, document); never raises for a bad result.
-
-    Raises ``scorer.ScoringError`` for a schema or label the metric cannot score.
+    """Score one (system, document) as ``python scorer.py`` would; never raises for a bad
+    result. Raises ``scorer.ScoringError`` for a schema or label the metric cannot score.
     """
-    rules = RULES[version]
-    read = read_result(raw, version)
-    if read.status == "missing":
-        return Cell("missing", rules.missing(doc, version, options), read.warnings)
-    if read.status == "parse_failure":
-        score = rules.parse_failure(doc, read.data, version, options)
-        return Cell("parse_failure", score, read.warnings)
-    score = scorer.score(read.data, doc.schema, doc.label, version=version, options=options,
-                         file=doc.schema_file)
-    return Cell("scored", score, read.warnings)
+    record = scorer.scoring_version(version)
+    read = read_result(raw, record, doc.schema)
+    score = record.score_outcome(read.outcome, doc.schema, doc.label, options, doc.schema_file)
+    return Cell(read.status, score, read.warnings)
+
+
+def _to_dict(score: Any) -> dict[str, Any]:
+    """Every stored field of a document score, verdicts included."""
+    return score.to_dict(verdicts=True) if isinstance(score, scorer.DocScore) \
+        else score.to_dict()
 
 
 def _store(cache: Cache, key: str, cell: Cell, version: str) -> None:
     """Cache a cell; its verdicts (if any) go in the entry's detail line, so reading a
     run's values (``score``, ``leaderboard``) never parses them."""
-    score = None if cell.score is None else RULES[version].to_dict(cell.score)
+    score = None if cell.score is None else _to_dict(cell.score)
     verdicts = None if score is None else score.pop("verdicts", None)
     entry = {"status": cell.status, "warnings": list(cell.warnings), "score": score}
     cache.put(key, entry, verdicts)
@@ -184,18 +129,18 @@ def _load(cache: Cache, key: str, version: str, *, verdicts: bool) -> Cell | Non
 
     With ``verdicts=False`` a version-2.0 score is rebuilt without its verdicts.
     """
-    rules = RULES[version]
-    found = cache.get(key, detail=verdicts and rules.has_verdicts)
+    record = scorer.scoring_version(version)
+    found = cache.get(key, detail=verdicts and record.has_verdicts)
     if found is None:
         return None
     entry, listed = found
     try:
         raw = entry["score"]
-        if raw is not None and verdicts and rules.has_verdicts:
+        if raw is not None and verdicts and record.has_verdicts:
             if not isinstance(listed, list):
                 return None
             raw = {**raw, "verdicts": listed}
-        score = None if raw is None else getattr(scorer, rules.score_type).from_dict(raw)
+        score = None if raw is None else record.result_type.from_dict(raw)
         return Cell(entry["status"], score, tuple(entry["warnings"]))
     except (KeyError, TypeError, ValueError):
         return None
@@ -272,9 +217,7 @@ def score_benchmark(
         For a schema or label the metric cannot score (the first met, in id order
         when serial).
     """
-    if version not in RULES:
-        choices = ", ".join(repr(v) for v in scorer.SCORING_VERSIONS)
-        raise ValueError(f"version={version!r} is not one of {choices}")
+    scorer.scoring_version(version)  # ValueError for an unknown version
     if workers < 1:
         raise ValueError(f"workers={workers} must be at least 1")
     cache = cache or Cache(None)

@@ -49,7 +49,8 @@ def test_fields_lists_the_worst_field_first(tmp_path):
 def test_fields_under_version_1_0_exits_2_saying_it_needs_2_0():
     result = invoke("fields", REPO, "--system", "atlas", "--version", "1.0")
     assert result.exit_code == 2
-    assert "needs version 2.0" in result.stderr
+    assert ("needs per-leaf verdicts, which version 1.0 does not keep; pass --version 2.0"
+            in result.stderr)
 
 
 def test_fields_of_an_unknown_system_exits_2():

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from cli_helpers import REPO, invoke, private_cache
 
+import scorer
 from leafscore.benchmark import RawResult, read_result
 from leafscore.cache import cache_key
 from leafscore.config import parse_config
@@ -61,7 +62,7 @@ def test_the_config_reads_every_known_key():
     assert (config.name, config.version, config.scoring_version, config.metadata) == (
         "n", "1", "1.0", "m.json")
     assert config.breakdowns == ("lang",)
-    assert dict(config.options) == {"abs_tol": 0.01}
+    assert config.options == scorer.Options(abs_tol=0.01)
     assert dict(config.display_names) == {"gpt": "GPT"}
 
 
@@ -94,34 +95,59 @@ def test_the_cache_key_changes_with_each_input():
     assert len(keys) == 1 + len(base)
 
 
+def read(data: bytes | None, version: str = "2.0", schema: dict | None = None):
+    record = scorer.scoring_version(version)
+    return read_result(RawResult("r.json", data), record, schema or {"type": "object"})
+
+
 def test_data_given_as_a_string_holding_json_is_decoded_with_a_warning():
-    read = read_result(RawResult("r.json", b'{"data": "{\\"a\\": 1}"}'), "2.0")
-    assert (read.status, read.data) == ("scored", {"a": 1})
-    assert any("text holding JSON" in w for w in read.warnings)
+    outcome = read(b'{"status": "ok", "data": "{\\"a\\": 1}"}')
+    assert (outcome.status, outcome.outcome.data) == ("scored", {"a": 1})
+    assert any("text holding JSON" in w for w in outcome.warnings)
 
 
-def test_an_envelope_without_data_is_scored_as_empty_with_a_warning():
-    read = read_result(RawResult("r.json", b'{"status": "ok"}'), "2.0")
-    assert (read.status, read.data) == ("scored", {})
-    assert read.warnings
+def test_an_envelope_without_data_is_a_parse_failure_with_a_warning():
+    outcome = read(b'{"status": "ok"}')
+    assert outcome.status == "parse_failure"
+    assert outcome.warnings == ("r.json: envelope has no data (parse failure)",)
+
+
+def test_a_file_without_an_envelope_is_the_result_itself():
+    outcome = read(b'{"a": 1}')
+    assert (outcome.status, outcome.outcome.data, outcome.warnings) == ("scored", {"a": 1}, ())
+
+
+def test_an_object_with_an_undeclared_data_member_and_no_status_is_an_envelope():
+    outcome = read(b'{"data": {"a": 1}, "cost": 0.1}')
+    assert (outcome.status, outcome.outcome.data) == ("scored", {"a": 1})
+
+
+def test_a_declared_data_member_without_status_is_part_of_the_result_itself():
+    schema = {"type": "object", "properties": {"data": {"type": "string"}}}
+    outcome = read(b'{"data": "x"}', schema=schema)
+    assert (outcome.status, outcome.outcome.data) == ("scored", {"data": "x"})
+
+
+def test_an_envelope_status_other_than_ok_is_a_parse_failure():
+    assert read(b'{"status": "error", "data": {"a": 1}}').status == "parse_failure"
 
 
 def test_an_empty_result_file_is_a_parse_failure():
-    assert read_result(RawResult("r.json", b""), "2.0").status == "parse_failure"
+    assert read(b"").status == "parse_failure"
 
 
 def test_an_absent_result_is_missing():
-    assert read_result(RawResult("r.json", None), "2.0").status == "missing"
+    assert read(None).status == "missing"
 
 
 def test_version_1_0_scores_a_string_data_member_as_it_is_as_docubench_does():
-    read = read_result(RawResult("r.json", b'{"data": "{\\"a\\": 1}"}'), "1.0")
-    assert (read.status, read.data) == ("scored", '{"a": 1}')
+    outcome = read(b'{"data": "{\\"a\\": 1}"}', "1.0")
+    assert (outcome.status, outcome.outcome.data) == ("scored", '{"a": 1}')
 
 
 def test_version_1_0_scores_a_failed_envelope_s_data_and_reports_a_parse_failure():
-    read = read_result(RawResult("r.json", b'{"status": "failed", "data": null}'), "1.0")
-    assert (read.status, read.data) == ("parse_failure", {})
+    outcome = read(b'{"status": "failed", "data": null}', "1.0")
+    assert (outcome.status, outcome.outcome.data) == ("parse_failure", {})
 
 
 def test_a_hidden_folder_under_results_is_not_a_system(tmp_path):

@@ -42,8 +42,10 @@ def test_the_summary_adds_version_signature_digests_intervals_and_fields(tmp_pat
     summary = summary_of(reported(tmp_path))
     for key in ("version", "signature", "sha256", "intervals", "coverage", "fields"):
         assert key in summary
+    label = json.loads((REPO / "labels" / "inv-001.json").read_text())
+    canonical = json.dumps(label, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert summary["sha256"]["labels/inv-001.json"] == __import__("hashlib").sha256(
-        (REPO / "labels" / "inv-001.json").read_bytes()).hexdigest()
+        canonical.encode()).hexdigest()
 
 
 def test_the_summary_per_doc_scores_equal_the_score_command(tmp_path):

@@ -88,7 +88,11 @@ def test_editing_one_label_rescores_only_that_document(tmp_path, monkeypatch):
     cache = tmp_path / "cache"
     invoke("score", root, "--cache-dir", cache)
     label = root / "labels" / "inv-001.json"
-    label.write_text(label.read_text() + "\n")
+    label.write_text(label.read_text().replace('"', '"x', 1).replace('"x', '"', 1)
+                     .replace(":", ": ", 1) + "\n")  # reformatted only: no rescoring
+    text = json.loads(label.read_text())
+    text["__edited__"] = 1  # a change of content: rescored
+    label.write_text(json.dumps(text))
     scored = []
     real = leafscore.runner.score_cell
 
@@ -100,6 +104,20 @@ def test_editing_one_label_rescores_only_that_document(tmp_path, monkeypatch):
     invoke("score", root, "--cache-dir", cache)
     systems = [p for p in (root / "results").iterdir() if p.is_dir()]
     assert scored == ["inv-001"] * len(systems)
+
+
+def test_reformatting_a_label_rescores_nothing(tmp_path, monkeypatch):
+    root = copy_tree(REPO, tmp_path / "bench")
+    cache = tmp_path / "cache"
+    invoke("score", root, "--cache-dir", cache)
+    label = root / "labels" / "inv-001.json"
+    label.write_bytes(json.dumps(json.loads(label.read_text()), indent=7).encode()
+                      .replace(b"\n", b"\r\n"))
+    scored = []
+    monkeypatch.setattr(leafscore.runner, "score_cell",
+                        lambda *args: scored.append(args[0].id))
+    invoke("score", root, "--cache-dir", cache)
+    assert scored == []
 
 
 def test_no_cache_writes_no_cache_entry(tmp_path):
@@ -190,13 +208,14 @@ def test_an_unknown_system_exits_2(tmp_path):
     assert invoke("score", REPO, "--system", "nobody").exit_code == 2
 
 
-def test_a_result_symlink_leaving_root_is_refused(tmp_path):
+def test_a_result_symlink_leaving_root_is_not_read_and_is_a_parse_failure(tmp_path):
     root = make_benchmark(tmp_path / "b", {"a": {"a": "x"}}, {"s": {}})
     write_json(tmp_path / "outside.json", {"data": {"a": "x"}})
     os.symlink(tmp_path / "outside.json", root / "results" / "s" / "a.json")
-    result = invoke("score", root)
-    assert result.exit_code == 2
-    assert "outside" in result.stderr
+    result = invoke("score", root, "--format", "json", "--no-cache")
+    assert result.exit_code == 0
+    assert json.loads(result.stdout)["systems"]["s"]["documents"] == {"a": 0.0}
+    assert "outside" in result.stderr and "(parse failure)" in result.stderr
 
 
 def test_csv_has_a_document_column_then_one_column_per_system():

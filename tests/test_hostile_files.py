@@ -112,8 +112,8 @@ PARSE_FAILURES = {
     ),
     "status failed": (b'{"status":"failed","data":{"total":7,"name":"Beta"}}', "'failed'"),
     "empty file": (b"", "is empty"),
-    "directory": ("DIR", "not a regular file"),
-    "200 MB file": ("BIG", "over the 67108864-byte limit"),
+    "directory": ("DIR", "is a directory, expected a JSON file"),
+    "200 MB file": ("BIG", "larger than the limit of 67,108,864 bytes (64 MiB)"),
 }
 
 
@@ -199,8 +199,8 @@ REFUSED = {
     "nesting 100,000 deep": (b'{"total":' + DEEP + b"}", "nesting deeper than 200 levels"),
     "syntax error": (b'{"total":\n  7,}', "line 2 column 5: Expecting property name"),
     "empty file": (b"", "is empty"),
-    "directory": ("DIR", "not a regular file"),
-    "200 MB file": ("BIG", "over the 67108864-byte limit"),
+    "directory": ("DIR", "is a directory, expected a JSON file"),
+    "200 MB file": ("BIG", "larger than the limit of 67,108,864 bytes (64 MiB)"),
 }
 
 
@@ -225,15 +225,7 @@ def test_validate_reports_a_hostile_label_or_schema_without_a_traceback(
     outcome = leafscore("validate", str(root))
     assert outcome.exit_code == 1, outcome.output
     assert outcome.exception is None or isinstance(outcome.exception, SystemExit)
-    reason = VALIDATE_REASONS.get(message, message)
-    assert f"{role}/d2.json" in outcome.stdout and reason in outcome.stdout
-
-
-VALIDATE_REASONS = {  # validate reads with jsonio.load_json, whose wording differs
-    "not a regular file": "is a directory, expected a JSON file",
-    "over the 67108864-byte limit": "larger than the limit of 67,108,864 bytes (64 MiB)",
-}
-
+    assert f"{role}/d2.json" in outcome.stdout and message in outcome.stdout
 
 
 @pytest.mark.parametrize("role", ["labels", "schemas"])
@@ -300,14 +292,17 @@ def test_a_duplicate_key_in_a_label_is_warned_about(root):
 # --- untrusted folders -----------------------------------------------------------------------
 
 
-def test_a_result_symlink_pointing_outside_root_is_refused(root, tmp_path):
+def test_a_result_symlink_pointing_outside_root_is_not_read_and_is_a_parse_failure(
+    root, tmp_path
+):
     secret = tmp_path / "secret.json"
     secret.write_bytes(envelope(LABELS["d2"]))
     (root / "results/sysA/d2.json").unlink()
     (root / "results/sysA/d2.json").symlink_to(secret)
     outcome = leafscore("score", str(root), "--format", "json", "--no-cache")
-    assert outcome.exit_code == 2
-    assert_one_line_error(outcome.stderr, "results/sysA/d2.json", "outside")
+    assert outcome.exit_code == 0
+    assert json.loads(outcome.stdout)["systems"]["sysA"]["documents"]["d2"] == 0.0
+    assert "results/sysA/d2.json" in outcome.stderr and "outside" in outcome.stderr
 
 
 def test_a_system_folder_symlinked_outside_root_is_refused(root, tmp_path):
@@ -413,7 +408,7 @@ def test_a_fenced_jsonl_prediction_is_unwrapped_with_a_warning(tmp_path):
     )
     assert outcome.exit_code == 0, outcome.output
     assert json.loads(outcome.stdout)["systems"]["pred"]["documents"] == {"d1": 1.0}
-    assert "unwrapped a markdown code fence" in outcome.stderr
+    assert "in a markdown code fence: decoded" in outcome.stderr
 
 
 # --- nothing executed or imported from a benchmark folder ---------------------------------------

@@ -58,7 +58,7 @@ def test_the_version_flag_overrides_the_pin(tmp_path):
 def test_an_unknown_version_is_one_line_and_exit_2():
     outcome = run("--version", "3.0")
     assert outcome.returncode == 2
-    assert outcome.stderr == "scorer.py: version '3.0' is not one of '1.0', '2.0'\n"
+    assert outcome.stderr == "scorer.py: version='3.0' is not one of '1.0', '2.0'\n"
 
 
 def test_a_missing_folder_is_one_line_and_exit_2(tmp_path):
@@ -72,7 +72,7 @@ def test_a_broken_label_names_the_file_and_position_with_exit_2(tmp_path):
     (root / "labels/d.json").write_text('{"total": 5,\n "day": }')
     outcome = run(str(root))
     assert outcome.returncode == 2
-    assert "labels/d.json: line 2 column 9:" in outcome.stderr
+    assert "labels/d.json:line 2 column 9:" in outcome.stderr
     assert "Traceback" not in outcome.stderr
 
 
