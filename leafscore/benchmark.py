@@ -238,7 +238,7 @@ def list_systems(root: Path) -> list[str]:
     return names
 
 
-def _raw_result(root: Path, system: str, doc_id: str, max_bytes: int) -> RawResult:
+def raw_result(root: Path, system: str, doc_id: str, max_bytes: int) -> RawResult:
     """The bytes of one result file (its system folder already checked), or why not.
 
     One ``lstat`` decides: absent -> missing. A symlink leading outside ROOT, a file that
@@ -334,7 +334,7 @@ def load_folder(
             raise InputError(f"results/{unknown[0]}/", "", f"no such system (found: {found})")
         found = sorted(set(systems))
     results = {
-        (s, d): _raw_result(root, s, d, limit) for s in found for d in ids
+        (s, d): raw_result(root, s, d, limit) for s in found for d in ids
     }
     metadata, meta_warnings = load_metadata(root, config, tuple(ids))
     return Benchmark(

@@ -36,7 +36,7 @@ from leafscore.config import BenchmarkConfig, load_config
 from leafscore.errors import InputError
 from leafscore.runner import Run, score_benchmark
 from leafscore.signature import parse_signature
-from leafscore.validate import validate_folder
+from leafscore.validate import check_label, validate_folder
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -170,6 +170,7 @@ def _score(bench: Benchmark, settings: ScoringSettings, *, verdicts: bool = True
     """
     for warning in bench.warnings:
         _note(f"warning: {warning}")
+    _warn_invalid_labels(bench)
     version = resolve_version(settings.version, bench.config)
     options = bench.config.options
     with _progress("scoring") as progress:
@@ -180,6 +181,23 @@ def _score(bench: Benchmark, settings: ScoringSettings, *, verdicts: bool = True
         for warning in cell.warnings:
             _note(f"warning: {warning}")
     return run
+
+
+def _warn_invalid_labels(bench: Benchmark) -> None:
+    """One warning line per label that violates its schema, and a count: such labels are
+    still scored (``validate`` lists every violation)."""
+    invalid = 0
+    for doc in bench.documents:
+        found = [p for p in check_label(doc.label, doc.schema, doc.label_file, doc.schema_file)
+                 if p.level == "error"]
+        if found:
+            invalid += 1
+            first = found[0]
+            where = f"#{first.pointer}" if first.pointer else ""
+            _note(f"warning: {doc.label_file}: violates its schema ({len(found)} problem(s); "
+                  f"first at {where or 'the root'}: {first.message}); scored as it is")
+    if invalid:
+        _note(f"warning: {invalid} label(s) violate their schema; run `leafscore validate`")
 
 
 def _load(root: Path, systems: tuple[str, ...] = ()) -> Benchmark:
@@ -231,11 +249,16 @@ def main() -> None:
 @_root_argument
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
+@click.option("--version", "version", type=click.Choice(scorer.SCORING_VERSIONS),
+              help="Scoring version to check under (default: benchmark.toml's pin, else the "
+                   "latest).")
 @handles_errors
-def validate(root: Path, fmt: str) -> None:
-    """Check ROOT: ids agree, schemas are valid, labels obey their schemas, result
-    envelopes are well-formed. Exit 1 when any error is found (warnings never fail)."""
-    problems = validate_folder(root)
+def validate(root: Path, fmt: str, version: str | None) -> None:
+    """Check ROOT with the metric itself: ids agree, schemas are valid and compile under
+    the scoring version, labels obey their schemas and score, benchmark.toml is valid,
+    and each odd result file says what `score` will do with it. Exit 1 when any error is
+    found (warnings never fail); exit 2 where scoring would stop too (no results/)."""
+    problems = validate_folder(root, version)
     errors = [p for p in problems if p.level == "error"]
     warnings = [p for p in problems if p.level == "warning"]
     if fmt == "json":

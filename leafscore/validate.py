@@ -25,10 +25,19 @@ from pathlib import Path
 from typing import Any
 
 import jsonschema
+import referencing
 import referencing.exceptions
 
+import scorer
 from leafscore import files, jsonio
-from leafscore.benchmark import list_ids, list_systems, load_metadata
+from leafscore.benchmark import (
+    RawResult,
+    list_ids,
+    list_systems,
+    load_metadata,
+    raw_result,
+    read_result,
+)
 from leafscore.config import BenchmarkConfig, load_config
 from leafscore.errors import InputError
 
@@ -56,9 +65,8 @@ class Problem:
         return f"{self.level}: {place}: {self.message}"
 
 
-def json_pointer(path: Iterable[Any]) -> str:
-    """RFC 6901 pointer of a key/index sequence: ``("a", 0, "b/c")`` -> ``/a/0/b~1c``."""
-    return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in path)
+#: RFC 6901 pointer of a key/index sequence (defined once, in scorer.py).
+json_pointer = scorer.json_pointer
 
 
 def _error(file: str, pointer: str, message: str) -> Problem:
@@ -69,16 +77,14 @@ def _warning(file: str, pointer: str, message: str) -> Problem:
     return Problem("warning", file, pointer, message)
 
 
-def _from_input_error(exc: InputError | jsonio.JSONInputError, file: str) -> Problem:
-    pointer = exc.pointer if isinstance(exc, InputError) else exc.position
-    return _error(file, pointer, exc.reason)
+def _from_input_error(exc: InputError, file: str) -> Problem:
+    return _error(file, exc.pointer, exc.reason)
 
 
-def _load(root: Path, rel: str, *, result: bool = False) -> tuple[Any, list[Problem]]:
+def _load(root: Path, rel: str) -> tuple[Any, list[Problem]]:
     """A JSON file's value (``None`` on failure) and the problems met reading it.
 
-    A path escaping ROOT is an error; unreadable content is an error, or for a
-    ``result`` a warning saying it is scored as a parse failure.
+    A path escaping ROOT is an error, and so is unreadable content.
     """
     try:
         path = files.safe_child(root, rel)
@@ -86,9 +92,7 @@ def _load(root: Path, rel: str, *, result: bool = False) -> tuple[Any, list[Prob
         return None, [_from_input_error(exc, rel)]
     try:
         loaded = jsonio.load_json(path)
-    except jsonio.JSONInputError as exc:
-        if result:
-            return None, [_warning(rel, exc.position, f"{exc.reason} (scored as a parse failure)")]
+    except InputError as exc:
         return None, [_from_input_error(exc, rel)]
     return loaded.value, [_warning(rel, "", _strip_source(w, path)) for w in loaded.warnings]
 
@@ -123,7 +127,9 @@ def check_label(label: Any, schema: Any, label_file: str, schema_file: str) -> I
     instead of one error each.
     """
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+    # An empty registry: $ref resolves inside the schema only, as the scorer resolves it
+    # (no network, no file outside ROOT).
+    validator = cls(schema, registry=referencing.Registry(), format_checker=cls.FORMAT_CHECKER)
     try:
         errors = sorted(validator.iter_errors(label), key=lambda e: (
             _path_key(e.absolute_path), _path_key(e.absolute_schema_path)))
@@ -143,28 +149,46 @@ def check_label(label: Any, schema: Any, label_file: str, schema_file: str) -> I
                        "type has no null (first here); read as absent")
 
 
-def check_envelope(value: Any, file: str) -> Iterator[Problem]:
-    """Problems of one result envelope: not an object, no ``data``, odd ``status``."""
-    if not isinstance(value, dict):
-        kind = type(value).__name__
-        yield _warning(file, "", f"result envelope is a JSON {kind}, not an object "
-                       "(scored as a parse failure)")
-        return
-    status = value.get("status")
-    if status == "failed":
-        yield _warning(file, "/status", "status is 'failed': scored as a parse failure")
-    elif status not in (None, "ok"):
-        yield _warning(file, "/status", f"status {status!r} is neither 'ok' nor 'failed'")
-    if "data" not in value and status != "failed":
-        yield _warning(file, "", "result envelope has no 'data' member (scored as {})")
-    elif isinstance(value.get("data"), str):
-        yield _warning(file, "/data", "data is a string; it is decoded as JSON when scored")
+def check_metric(schema: Any, label: Any, schema_file: str, record: scorer.ScoringVersion,
+                 options: scorer.Options) -> Iterator[Problem]:
+    """What the metric itself refuses: the label scored against itself under the pinned
+    version raises ``scorer.ScoringError`` exactly where scoring would (an unknown
+    ``x-leafscore`` option, an unresolvable ``$ref``, a schema 1.0 has no answer for),
+    naming the file and the JSON pointer."""
+    try:
+        record.score(label, schema, label, options, schema_file)
+    except scorer.ScoringError as exc:
+        yield _error(exc.file or schema_file, exc.pointer, exc.reason)
 
 
-def validate_folder(root: Path) -> list[Problem]:
+def check_result(raw: RawResult, record: scorer.ScoringVersion, schema: Any) -> Iterator[Problem]:
+    """What ``score`` will do with one result file: the same reader and envelope rule
+    (``benchmark.read_result``), each odd thing as a warning; plus an envelope read only
+    because its ``data`` member is undeclared (no ``status``)."""
+    read = read_result(raw, record, schema)
+    for warning in read.warnings:
+        place, _, message = warning.removeprefix(raw.file).partition(": ")
+        yield _warning(raw.file, place.removeprefix(":"), message)
+    if (read.status == "scored" and raw.data is not None and record.has_verdicts
+            and b'"status"' not in raw.data):
+        try:
+            value = scorer.parse_json(raw.data, raw.file).value
+        except scorer.InputError:
+            return
+        if scorer.is_envelope(value, schema):
+            yield _warning(raw.file, "/data", "no 'status' member: read as an envelope because "
+                           "the schema does not declare 'data' (add \"status\": \"ok\")")
+
+
+def validate_folder(root: Path, version: str | None = None) -> list[Problem]:
     """Every problem of the benchmark at ``root``, errors and warnings, in file order.
 
-    Raises ``InputError`` only when ``root`` is not a folder.
+    Checks with the metric itself, under ``version`` (default: the config's pin, else the
+    latest): each schema compiled and each label scored against itself
+    (:func:`check_metric`), each result read by the same reader and envelope rule as
+    ``score`` (:func:`check_result`). Raises ``InputError`` (exit 2) where every scoring
+    command stops too: ``root`` is not a folder, or there is no system folder under
+    ``results/``.
     """
     root = Path(root)
     if not root.is_dir():
@@ -174,7 +198,9 @@ def validate_folder(root: Path) -> list[Problem]:
     try:
         config = load_config(root)
     except InputError as exc:
-        problems.append(_error("benchmark.toml", exc.pointer, exc.reason))
+        problems.append(_error(scorer.CONFIG_NAME, exc.pointer, exc.reason))
+    record = scorer.scoring_version(version or config.scoring_version)
+    systems = list_systems(root)
     ids: dict[str, list[str]] = {}
     for folder in ("schemas", "labels"):
         try:
@@ -185,11 +211,14 @@ def validate_folder(root: Path) -> list[Problem]:
     labels, schemas = ids["labels"], set(ids["schemas"])
     if not labels and (root / "labels").is_dir():
         problems.append(_error("labels/", "", "no label files (labels/<id>.json)"))
+    docs: dict[str, Any] = {}
     for doc_id in labels:
-        problems += _check_document(root, doc_id, doc_id in schemas)
+        found, schema = _check_document(root, doc_id, doc_id in schemas, record, config.options)
+        problems += found
+        docs[doc_id] = schema
     for doc_id in sorted(schemas - set(labels)):
         problems.append(_warning(f"schemas/{doc_id}.json", "", "no label: not scored"))
-    problems += _check_results(root, labels)
+    problems += _check_results(root, docs, record, systems)
     try:
         _, meta_warnings = load_metadata(root, config, tuple(labels))
     except InputError as exc:
@@ -199,46 +228,40 @@ def validate_folder(root: Path) -> list[Problem]:
     return problems
 
 
-def _check_document(root: Path, doc_id: str, has_schema: bool) -> list[Problem]:
+def _check_document(root: Path, doc_id: str, has_schema: bool, record: scorer.ScoringVersion,
+                    options: scorer.Options) -> tuple[list[Problem], Any]:
+    """The problems of one document's schema and label, and its schema (None if unread)."""
     label_file, schema_file = f"labels/{doc_id}.json", f"schemas/{doc_id}.json"
     if not has_schema:
-        return [_error(label_file, "", f"no schema {schema_file}")]
+        return [_error(label_file, "", f"no schema {schema_file}")], None
     schema, problems = _load(root, schema_file)
     label, label_problems = _load(root, label_file)
     problems += label_problems
     if schema is None:
-        return problems
+        return problems, None
     schema_problems = list(check_schema(schema, schema_file))
     problems += schema_problems
     if label is not None and not schema_problems:
         problems += check_label(label, schema, label_file, schema_file)
-    return problems
+        problems += check_metric(schema, label, schema_file, record, options)
+    return problems, schema
 
 
-def _check_results(root: Path, labels: list[str]) -> list[Problem]:
+def _check_results(root: Path, docs: dict[str, Any], record: scorer.ScoringVersion,
+                   systems: list[str]) -> list[Problem]:
     problems: list[Problem] = []
-    try:
-        systems = list_systems(root)
-    except InputError as exc:
-        return [_error(exc.file, exc.pointer, exc.reason)]
-    known = set(labels)
     for system in systems:
         folder = root / "results" / system
-        names = sorted(p.name for p in folder.iterdir())
-        for name in names:
+        for name in sorted(p.name for p in folder.iterdir() if not scorer.is_hidden(p.name)):
             stem = name[: -len(".json")] if name.endswith(".json") else None
-            if stem not in known:
+            if stem not in docs:
                 problems.append(_warning(f"results/{system}/{name}", "",
                                          "not a result of a labelled document: ignored"))
-        for doc_id in labels:
-            rel = f"results/{system}/{doc_id}.json"
-            if not (folder / f"{doc_id}.json").exists() and not (
-                folder / f"{doc_id}.json"
-            ).is_symlink():
-                problems.append(_warning(rel, "", "missing result (shown in coverage)"))
+        for doc_id, schema in docs.items():
+            raw = raw_result(root, system, doc_id, scorer.MAX_FILE_BYTES)
+            if raw.data is None and not raw.problem:
+                problems.append(_warning(raw.file, "", "missing result: "
+                                         f"{record.missing_rule} (shown in coverage)"))
                 continue
-            value, found = _load(root, rel, result=True)
-            problems += found
-            if value is not None:
-                problems += check_envelope(value, rel)
+            problems += check_result(raw, record, schema)
     return problems

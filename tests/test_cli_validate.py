@@ -31,14 +31,14 @@ def test_every_label_violation_is_listed_with_file_and_pointer(tmp_path):
 
 def test_an_invalid_schema_is_an_error_pointing_into_the_schema(tmp_path):
     schema = {"type": "object", "properties": {"a": {"type": "strin"}}}
-    root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {}, schema=schema)
+    root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {"s": {}}, schema=schema)
     result = invoke("validate", root)
     assert result.exit_code == 1
     assert "error: schemas/d.json#/properties/a/type: invalid schema" in result.stdout
 
 
 def test_a_label_without_a_schema_is_an_error(tmp_path):
-    root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {})
+    root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {"s": {}})
     (root / "schemas" / "d.json").unlink()
     result = invoke("validate", root)
     assert result.exit_code == 1
@@ -64,8 +64,8 @@ def test_an_envelope_that_is_not_an_object_is_a_warning_naming_its_outcome(tmp_p
     root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {"s": {"d": b"[1, 2]"}})
     result = invoke("validate", root)
     assert result.exit_code == 0
-    assert ("warning: results/s/d.json: result envelope is a JSON list, not an object "
-            "(scored as a parse failure)") in result.stdout
+    assert ("warning: results/s/d.json: result is a JSON array, not an object "
+            "(parse failure)") in result.stdout
 
 
 def test_an_envelope_that_is_not_json_is_a_warning_with_its_position(tmp_path):
@@ -75,15 +75,57 @@ def test_an_envelope_that_is_not_json_is_a_warning_with_its_position(tmp_path):
     assert "warning: results/s/d.json:line 2 column 8" in result.stdout
 
 
-def test_a_result_symlink_leaving_root_is_an_error(tmp_path):
+def test_a_result_symlink_leaving_root_is_a_warning_that_it_is_a_parse_failure(tmp_path):
     import os
 
     root = make_benchmark(tmp_path / "b", {"d": {"a": "x"}}, {"s": {}})
     write_json(tmp_path / "outside.json", {"data": {"a": "x"}})
     os.symlink(tmp_path / "outside.json", root / "results" / "s" / "d.json")
     result = invoke("validate", root)
+    assert result.exit_code == 0
+    assert "warning: results/s/d.json" in result.stdout and "outside" in result.stdout
+    assert "(parse failure)" in result.stdout
+
+
+def test_no_results_folder_is_exit_2_in_validate_as_in_score(tmp_path):
+    root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {})
+    for command in ("validate", "score", "leaderboard"):
+        result = invoke(command, root)
+        assert result.exit_code == 2, command
+        assert "results/: no system folders to score" in result.stderr
+
+
+def test_an_unknown_x_leafscore_option_is_an_error_naming_the_schema_pointer(tmp_path):
+    schema = {"type": "object", "properties": {"a": {"type": "number",
+                                                     "x-leafscore": {"tolerance": 1}}}}
+    root = make_benchmark(tmp_path, {"d": {"a": 1}}, {"s": {"d": {"a": 1}}}, schema=schema)
+    result = invoke("validate", root)
     assert result.exit_code == 1
-    assert "error: " in result.stdout and "outside" in result.stdout
+    assert "error: schemas/d.json#/properties/a/x-leafscore: unknown x-leafscore option" \
+        in result.stdout
+
+
+def test_an_unknown_pinned_version_is_an_error_in_validate(tmp_path):
+    root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {"s": {"d": {"a": "x"}}},
+                          config='scoring_version = "3.0"\n')
+    result = invoke("validate", root)
+    assert result.exit_code == 1
+    assert "error: benchmark.toml:scoring_version: version='3.0' is not one of" in result.stdout
+
+
+def test_a_bad_option_value_in_benchmark_toml_is_an_error_in_validate(tmp_path):
+    root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {"s": {"d": {"a": "x"}}},
+                          config="[options]\nabs_tol = -1\n")
+    result = invoke("validate", root)
+    assert result.exit_code == 1
+    assert "error: benchmark.toml:options:" in result.stdout
+
+
+def test_validate_says_what_score_does_with_data_given_as_text(tmp_path):
+    root = make_benchmark(tmp_path, {"d": {"a": "x"}},
+                          {"s": {"d": b'{"status": "ok", "data": "not json"}'}})
+    result = invoke("validate", root)
+    assert "warning: results/s/d.json: data is text, not JSON (parse failure)" in result.stdout
 
 
 def test_errors_are_listed_before_warnings(tmp_path):
@@ -102,3 +144,18 @@ def test_a_missing_root_exits_2(tmp_path):
     result = invoke("validate", tmp_path / "nowhere")
     assert result.exit_code == 2
     assert "does not exist" in result.stderr
+
+
+def test_score_and_leaderboard_warn_once_per_label_violating_its_schema_and_still_score(
+    tmp_path,
+):
+    root = make_benchmark(tmp_path, {"d": {"a": 1}, "e": {"a": "y"}},
+                          {"s": {"d": {"a": "1"}, "e": {"a": "y"}}})
+    for command in ("score", "leaderboard"):
+        result = invoke(command, root, "--no-cache")
+        assert result.exit_code == 0, result.stderr
+        lines = [line for line in result.stderr.splitlines() if "violate" in line]
+        assert lines[0].startswith("leafscore: warning: labels/d.json: violates its schema (1 ")
+        assert lines[1] == ("leafscore: warning: 1 label(s) violate their schema; "
+                            "run `leafscore validate`")
+        assert len(lines) == 2
