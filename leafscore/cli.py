@@ -22,7 +22,7 @@ from typing import Any, NoReturn
 import click
 
 import scorer
-from leafscore import __version__, files, jsonio
+from leafscore import __version__, files, jsonio, names
 from leafscore import diff as diff_mod
 from leafscore import fields as fields_mod
 from leafscore import gate as gate_mod
@@ -34,6 +34,7 @@ from leafscore.benchmark import Benchmark, load_folder, load_jsonl
 from leafscore.cache import Cache, default_cache_dir, scorer_digest
 from leafscore.config import BenchmarkConfig, load_config
 from leafscore.errors import InputError
+from leafscore.hygiene import visible
 from leafscore.runner import Run, score_benchmark
 from leafscore.signature import parse_signature
 from leafscore.validate import validate_folder
@@ -55,7 +56,7 @@ def _fail(message: str) -> NoReturn:
 
 
 def _note(message: str) -> None:
-    click.echo(f"leafscore: {message}", err=True)
+    click.echo(visible(f"leafscore: {message}"), err=True)
 
 
 def handles_errors(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -66,14 +67,14 @@ def handles_errors(command: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return command(*args, **kwargs)
         except (InputError, jsonio.JSONInputError, scorer.ScoringError, Failed) as exc:
-            click.echo(f"leafscore: error: {exc}", err=True)
+            click.echo(visible(f"leafscore: error: {exc}"), err=True)
             raise click.exceptions.Exit(EXIT_USAGE) from None
         except RecursionError:
             click.echo("leafscore: error: input nested too deeply to process", err=True)
             raise click.exceptions.Exit(EXIT_USAGE) from None
         except OSError as exc:  # unreadable file or folder (permissions, I/O)
             where = exc.filename if exc.filename is not None else "input"
-            click.echo(f"leafscore: error: {where}: {exc.strerror or exc}", err=True)
+            click.echo(visible(f"leafscore: error: {where}: {exc.strerror or exc}"), err=True)
             raise click.exceptions.Exit(EXIT_USAGE) from None
 
     return wrapper
@@ -182,6 +183,8 @@ def _score(bench: Benchmark, settings: ScoringSettings, *, verdicts: bool = True
     """
     for warning in bench.warnings:
         _note(f"warning: {warning}")
+    for problem in names.check_names(bench.systems, [doc.id for doc in bench.documents]):
+        _note(f"warning: {problem}")
     version = resolve_version(settings.version, bench.config)
     options = resolve_options(bench.config)
     with _progress("scoring") as progress:
@@ -247,7 +250,7 @@ def main() -> None:
 def validate(root: Path, fmt: str) -> None:
     """Check ROOT: ids agree, schemas are valid, labels obey their schemas, result
     envelopes are well-formed. Exit 1 when any error is found (warnings never fail)."""
-    problems = validate_folder(root)
+    problems = validate_folder(root) + names.folder_problems(root)
     errors = [p for p in problems if p.level == "error"]
     warnings = [p for p in problems if p.level == "warning"]
     if fmt == "json":
@@ -259,7 +262,7 @@ def validate(root: Path, fmt: str) -> None:
                           "problems": listing}, indent=2, ensure_ascii=False) + "\n")
     else:
         for problem in errors + warnings:
-            click.echo(str(problem))
+            click.echo(visible(str(problem)))
         click.echo(f"{len(errors)} error(s), {len(warnings)} warning(s)")
     if errors:
         raise click.exceptions.Exit(EXIT_FAILED)
@@ -475,7 +478,7 @@ def verify(root: Path, workers: int, no_cache: bool, cache_dir: Path | None,
     if reasons:
         click.echo(f"verify: DRIFT: {rel} does not reproduce")
         for reason in reasons:
-            click.echo(f"  - {reason}")
+            click.echo(visible(f"  - {reason}"))
         raise click.exceptions.Exit(EXIT_FAILED)
     click.echo(f"verify: OK: {rel} reproduces ({fresh['signature']})")
 
@@ -620,14 +623,14 @@ def gate_command(root: Path, system: str, min_score: float | None, field_mins: t
     failures = _analysis(lambda: gate_mod.gate(run, system, min_score=min_score,
                                                field_min=wanted))
     for failure in failures:
-        click.echo(f"FAIL {system}: {failure.message}")
+        click.echo(visible(f"FAIL {system}: {failure.message}"))
     if failures:
         click.echo(f"gate: {len(failures)} failure(s); {run.signature}")
         raise click.exceptions.Exit(EXIT_FAILED)
     value = run.system_score(system)
     shown = "" if min_score is None or value is None else (
         f" (score {gate_mod.format_against(value, min_score)} >= {min_score!r})")
-    click.echo(f"gate: {system} passes{shown}; {run.signature}")
+    click.echo(visible(f"gate: {system} passes{shown}; {run.signature}"))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from leafscore import __version__, files
+from leafscore import __version__, files, hygiene
 from leafscore import fields as fields_mod
 from leafscore import leaderboard as leaderboard_mod
 from leafscore.runner import Run
@@ -118,13 +118,16 @@ def summary_json(summary: Mapping[str, Any]) -> str:
 
 def summary_csv(summary: Mapping[str, Any]) -> str:
     """``per_doc`` as CSV (``doc_id`` then one column per system), then the ``AGGREGATE``
-    row, as DocuBench writes it; floats with ``repr``, an empty cell where not scored."""
+    row, as DocuBench writes it; floats with ``repr``, an empty cell where not scored.
+    Names that a spreadsheet would run as a formula get a leading ``'``
+    (:func:`leafscore.hygiene.csv_cell`); numbers are never changed."""
     systems = list(summary["aggregates"])
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["doc_id", *systems])
+    writer.writerow(["doc_id", *(hygiene.csv_cell(s) for s in systems)])
     for row in summary["per_doc"]:
-        writer.writerow([row["doc_id"], *("" if row[s] is None else repr(row[s]) for s in systems)])
+        cells = ("" if row[s] is None else repr(row[s]) for s in systems)
+        writer.writerow([hygiene.csv_cell(row["doc_id"]), *cells])
     aggregates = summary["aggregates"]
     writer.writerow(["AGGREGATE", *("" if aggregates[s] is None else repr(aggregates[s])
                                     for s in systems)])

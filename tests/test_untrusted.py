@@ -14,8 +14,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from cli_helpers import invoke, make_benchmark
 
 import scorer
+from leafscore import hygiene, names
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -113,3 +115,185 @@ def test_empty_1_0_items_pair_with_each_other_at_similarity_one_in_the_sparse_wa
     result = {"rows": [{"a": 1}, {}, {}, {"a": 2}]}
     # pairs: {"a": 1} with {"a": 1} (1.0), two empty pairs (1.0 each) -> 3 / 4
     assert scorer.score(result, schema, label, version="1.0").arrays["rows"][0] == 0.75
+
+
+# -------------------------------------------------------------------------------------
+# Item 1a: no CSV cell leafscore writes is a spreadsheet formula
+# -------------------------------------------------------------------------------------
+
+FORMULA = '=HYPERLINK("evil.example","click")'
+AT_FORMULA = "@SUM(1+1)"
+
+
+def _two_formula_systems(root: Path) -> Path:
+    return make_benchmark(root, {"inv-1": {"a": "x", "b": "y"}},
+                          {FORMULA: {"inv-1": {"a": "x", "b": "y"}},
+                           AT_FORMULA: {"inv-1": {"a": "x", "b": "z"}}})
+
+
+def test_score_csv_writes_a_formula_system_name_with_a_leading_quote(tmp_path):
+    root = _two_formula_systems(tmp_path / "bench")
+    out = invoke("score", root, "--format", "csv", "--no-cache")
+    header = out.stdout.splitlines()[0]
+    assert header == """document,"'=HYPERLINK(""evil.example"",""click"")",'@SUM(1+1)"""
+
+
+def test_report_summary_csv_writes_formula_names_with_a_leading_quote(tmp_path):
+    root = _two_formula_systems(tmp_path / "bench")
+    invoke("report", root, "--no-cache", "--out", tmp_path / "out")
+    lines = (tmp_path / "out/summary.csv").read_text("utf-8").splitlines()
+    assert lines[0] == """doc_id,"'=HYPERLINK(""evil.example"",""click"")",'@SUM(1+1)"""
+    assert lines[1:] == ["inv-1,1.0,0.5", "AGGREGATE,1.0,0.5"]
+
+
+def test_leaderboard_csv_writes_a_formula_system_name_with_a_leading_quote(tmp_path):
+    root = _two_formula_systems(tmp_path / "bench")
+    out = invoke("leaderboard", root, "--format", "csv", "--no-cache")
+    rows = out.stdout.splitlines()[1:3]
+    assert [row.split(",")[1] for row in rows] == ['"\'=HYPERLINK(""evil.example""', "'@SUM(1+1)"]
+
+
+@pytest.mark.parametrize("cell, written", [
+    ("=1+1", "'=1+1"), ("+1+1", "'+1+1"), ("-1+cmd", "'-1+cmd"), ("@SUM(A1)", "'@SUM(A1)"),
+    ("\tx", "'\tx"), ("\rx", "'\rx"), ("inv-1", "inv-1"),
+])
+def test_a_text_cell_starting_like_a_formula_gets_a_leading_quote(cell, written):
+    assert hygiene.csv_cell(cell) == written
+
+
+@pytest.mark.parametrize("cell", ["-0.5", "+3", "-1e-05", -0.5, 3])
+def test_a_number_cell_stays_a_number(cell):
+    assert hygiene.csv_cell(cell) == cell
+
+
+def test_diff_csv_keeps_a_negative_change_a_number(tmp_path):
+    root = make_benchmark(tmp_path / "bench", {"inv-1": {"a": "x", "b": "y"}},
+                          {"base": {"inv-1": {"a": "x", "b": "y"}},
+                           "head": {"inv-1": {"a": "x", "b": "z"}}})
+    out = invoke("diff", root, "--base", "base", "--head", "head", "--format", "csv",
+                 "--no-cache")
+    assert out.stdout.splitlines()[1] == "inv-1,1.0,0.5,-0.5"
+
+
+# -------------------------------------------------------------------------------------
+# Item 1b: control and bidi characters reach no text output raw
+# -------------------------------------------------------------------------------------
+
+RLO = "\u202e"
+BIDI_SYSTEM = f"sys{RLO}gpj.exe"
+
+
+def _bidi_benchmark(root: Path) -> Path:
+    return make_benchmark(root, {"inv-1": {"a": "x", "b": "y"}},
+                          {BIDI_SYSTEM: {"inv-1": {"a": "x", "b": "y"}}})
+
+
+@pytest.mark.parametrize("fmt", ["table", "md", "html"])
+def test_a_bidi_override_in_a_system_name_is_shown_escaped(tmp_path, fmt):
+    out = invoke("score", _bidi_benchmark(tmp_path / "b"), "--format", fmt, "--no-cache")
+    assert RLO not in out.stdout
+    assert "sys\\u202egpj.exe" in out.stdout
+
+
+def test_a_bidi_override_in_a_leaderboard_is_shown_escaped(tmp_path):
+    out = invoke("leaderboard", _bidi_benchmark(tmp_path / "b"), "--no-cache")
+    assert RLO not in out.stdout
+    assert "sys\\u202egpj.exe" in out.stdout
+
+
+def test_a_bidi_override_in_a_system_name_is_escaped_in_the_stderr_warning(tmp_path):
+    out = invoke("score", _bidi_benchmark(tmp_path / "b"), "--no-cache")
+    assert RLO not in out.stderr
+    assert "system name 'sys\\u202egpj.exe' holds a control or bidirectional" in out.stderr
+
+
+def test_an_error_line_naming_a_bidi_file_is_escaped(tmp_path):
+    out = invoke("score", tmp_path / f"no{RLO}such", "--no-cache")
+    assert out.exit_code == 2
+    assert RLO not in out.stderr
+    assert "no\\u202esuch" in out.stderr
+
+
+def test_validate_prints_a_file_name_with_esc_cr_and_a_forged_summary_escaped(tmp_path):
+    root = make_benchmark(tmp_path / "b", {"inv-1": {"a": "x", "b": "y"}},
+                          {"atlas": {"inv-1": {"a": "x", "b": "y"}}})
+    forged = "\x1b[2K\r0 error(s), 0 warning(s)\nx.json"
+    (root / "results/atlas" / forged).write_text("{}")
+    (root / "labels/inv-2.json").write_text("{}")  # a label without schema: an error
+    out = invoke("validate", root)
+    assert out.exit_code == 1
+    assert "\x1b" not in out.stdout and "\r" not in out.stdout
+    assert "results/atlas/\\x1b[2K\\x0d0 error(s), 0 warning(s)\\x0ax.json" in out.stdout
+    assert [line for line in out.stdout.splitlines() if line.startswith("0 error")] == []
+
+
+def test_visible_writes_c0_c1_and_bidi_controls_as_escapes():
+    assert hygiene.visible("a\x1b[31m\r\x85\u200f\u2066b") == (
+        "a\\x1b[31m\\x0d\\x85\\u200f\\u2066b")
+
+
+def test_visible_leaves_plain_unicode_alone():
+    assert hygiene.visible("Müller 株式会社 ‹→›") == "Müller 株式会社 ‹→›"
+
+
+# -------------------------------------------------------------------------------------
+# Item 1c: names that look like other names
+# -------------------------------------------------------------------------------------
+
+CYRILLIC_ATLAS = "\u0430tlas"  # Cyrillic а, then Latin "tlas"
+
+
+def test_check_names_flags_a_cyrillic_letter_in_a_latin_name():
+    assert [str(p) for p in names.check_names(["atlas", CYRILLIC_ATLAS], [])] == [
+        "system name 'аtlas' mixes letters of scripts Cyrillic and Latin "
+        "(looks like another name)"]
+
+
+def test_check_names_flags_names_that_collide_after_nfkc_and_casefold():
+    problems = names.check_names(["Atlas", "atlas", "ａｔｌａｓ"], [])
+    assert [(p.name, p.reason) for p in problems] == [
+        ("Atlas", "collides with 'atlas', 'ａｔｌａｓ' after NFKC and case folding"),
+        ("atlas", "collides with 'Atlas', 'ａｔｌａｓ' after NFKC and case folding"),
+        ("ａｔｌａｓ", "collides with 'Atlas', 'atlas' after NFKC and case folding"),
+    ]
+
+
+def test_check_names_flags_a_document_id_not_in_nfc():
+    problems = names.check_names([], ["cafe\u0301"])
+    assert [(p.kind, p.reason) for p in problems] == [
+        ("document id", "is not in Unicode NFC (the same text has a shorter form)")]
+
+
+def test_check_names_flags_a_bidi_control_and_a_zero_width_space():
+    problems = names.check_names([f"a{RLO}b", "a\u200bb"], [])
+    assert [(p.name, p.reason) for p in problems] == [
+        ("a\u200bb", "holds an invisible formatting character"),
+        (f"a{RLO}b", "holds a control or bidirectional formatting character")]
+
+
+def test_check_names_accepts_japanese_and_plain_names():
+    assert names.check_names(["atlas", "beacon-2", "株式会社カタカナ"], ["inv-001"]) == []
+
+
+def test_validate_reports_a_confusable_system_name_as_an_error(tmp_path):
+    root = make_benchmark(tmp_path / "b", {"inv-1": {"a": "x", "b": "y"}},
+                          {"atlas": {"inv-1": {"a": "x", "b": "y"}},
+                           CYRILLIC_ATLAS: {"inv-1": {"a": "x", "b": "y"}}})
+    out = invoke("validate", root)
+    assert out.exit_code == 1
+    assert ("error: results/аtlas/: system name 'аtlas' mixes letters of scripts Cyrillic "
+            "and Latin (looks like another name)") in out.stdout.splitlines()
+
+
+def test_score_warns_once_about_a_confusable_name_and_still_scores(tmp_path):
+    root = make_benchmark(tmp_path / "b", {"inv-1": {"a": "x", "b": "y"}},
+                          {"atlas": {"inv-1": {"a": "x", "b": "y"}},
+                           "Atlas": {"inv-1": {"a": "x", "b": "z"}}})
+    out = invoke("score", root, "--no-cache")
+    assert out.exit_code == 0
+    assert [line for line in out.stderr.splitlines() if "collides" in line] == [
+        "leafscore: warning: system name 'Atlas' collides with 'atlas' after NFKC and "
+        "case folding",
+        "leafscore: warning: system name 'atlas' collides with 'Atlas' after NFKC and "
+        "case folding"]
+    assert "mean" in out.stdout
