@@ -333,6 +333,9 @@ def leaderboard(root: Path, out: Path | None, update: Path | None, systems: tupl
                 no_cache: bool, cache_dir: Path | None) -> None:
     """Markdown leaderboard: macro accuracy with a 95% interval, ties with the leader,
     micro P/R/F1, coverage, breakdowns by metadata, and the signature line."""
+    for path in (out, update):  # refused before any scoring
+        if path is not None:
+            files.output_target(root if Path(root).is_dir() else None, path)
     bench = _load(root, systems)
     run = _score(bench, ScoringSettings(version, workers, no_cache, cache_dir), verdicts=False)
     board = _analysis(lambda: leaderboard_mod.leaderboard(
@@ -347,6 +350,7 @@ def leaderboard(root: Path, out: Path | None, update: Path | None, systems: tupl
 
 
 def _write_output(root: Path, path: Path, text: str) -> None:
+    path = files.output_target(root if Path(root).is_dir() else None, path)
     if Path(root).is_dir():
         files.check_output_path(root, path)
     try:
@@ -427,6 +431,8 @@ def report(root: Path, out_dir: Path | None, force: bool, resamples: int, seed: 
     if out_dir is None and not _writable(target):
         _fail(f"{target} is missing or not writable; pass --out DIR to write elsewhere")
     files.check_output_path(root, target / "summary.json")
+    for name in ("summary.json", "summary.csv"):
+        files.output_target(root, target / name)
     if not force and _foreign_summary(target / "summary.json"):
         _fail(f"{target / 'summary.json'} was not written by leafscore and would be replaced; "
               "pass --out DIR, or --force to replace it")

@@ -8,6 +8,8 @@ file system through a symlink or a FIFO, or the scorer as a quadratic problem.
 from __future__ import annotations
 
 import json
+import os
+import stat
 import subprocess
 import sys
 import textwrap
@@ -17,7 +19,7 @@ import pytest
 from cli_helpers import invoke, make_benchmark
 
 import scorer
-from leafscore import hygiene, names
+from leafscore import files, hygiene, names
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -297,3 +299,99 @@ def test_score_warns_once_about_a_confusable_name_and_still_scores(tmp_path):
         "leafscore: warning: system name 'atlas' collides with 'Atlas' after NFKC and "
         "case folding"]
     assert "mean" in out.stdout
+
+
+# -------------------------------------------------------------------------------------
+# Item 2: --out replaces regular files only, with ordinary permissions
+# -------------------------------------------------------------------------------------
+
+
+def _small(root: Path) -> Path:
+    return make_benchmark(root, {"inv-1": {"a": "x", "b": "y"}},
+                          {"atlas": {"inv-1": {"a": "x", "b": "y"}}})
+
+
+def test_leaderboard_out_refuses_a_fifo_and_leaves_it_a_fifo(tmp_path):
+    root = _small(tmp_path / "b")
+    os.mkfifo(tmp_path / "pipe")
+    out = invoke("leaderboard", root, "--out", tmp_path / "pipe", "--no-cache")
+    assert out.exit_code == 2
+    assert out.stderr.splitlines()[-1:] == [
+        f"leafscore: error: {tmp_path / 'pipe'}: exists and is a FIFO; refused (outputs "
+        "replace regular files only)"]
+    assert stat.S_ISFIFO(os.stat(tmp_path / "pipe").st_mode)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_leaderboard_out_refuses_a_device_node_such_as_dev_null(tmp_path):
+    root = _small(tmp_path / "b")
+    os.mknod(tmp_path / "null", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    out = invoke("leaderboard", root, "--out", tmp_path / "null", "--no-cache")
+    assert out.exit_code == 2
+    assert "exists and is a character device; refused" in out.stderr
+    assert stat.S_ISCHR(os.stat(tmp_path / "null").st_mode)
+
+
+def test_leaderboard_out_refuses_a_symlink_to_a_file_outside_root(tmp_path):
+    root = _small(tmp_path / "b")
+    (tmp_path / "precious.txt").write_text("precious")
+    (root / "board.md").symlink_to(tmp_path / "precious.txt")
+    out = invoke("leaderboard", root, "--out", root / "board.md", "--no-cache")
+    assert out.exit_code == 2
+    assert "not to a regular file inside the benchmark folder; refused" in out.stderr
+    assert (tmp_path / "precious.txt").read_text() == "precious"
+    assert (root / "board.md").is_symlink()
+
+
+def test_leaderboard_out_writes_through_a_symlink_to_a_regular_file_inside_root(tmp_path):
+    root = _small(tmp_path / "b")
+    (root / "docs").mkdir()
+    (root / "docs/board.md").write_text("old")
+    os.chmod(root / "docs/board.md", 0o640)
+    (root / "board.md").symlink_to(root / "docs/board.md")
+    out = invoke("leaderboard", root, "--out", root / "board.md", "--no-cache")
+    assert out.exit_code == 0
+    assert (root / "board.md").is_symlink()
+    assert (root / "docs/board.md").read_text().startswith("|")
+    assert stat.S_IMODE(os.stat(root / "docs/board.md").st_mode) == 0o640
+
+
+def test_a_new_output_file_gets_mode_0644_under_umask_022(tmp_path):
+    root = _small(tmp_path / "b")
+    old = os.umask(0o022)
+    try:
+        invoke("leaderboard", root, "--out", tmp_path / "board.md", "--no-cache")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(tmp_path / "board.md").st_mode) == 0o644
+
+
+def test_an_output_replacing_a_symlink_gets_0644_not_the_links_0777(tmp_path):
+    (tmp_path / "elsewhere.txt").write_text("x")
+    (tmp_path / "s.json").symlink_to(tmp_path / "elsewhere.txt")
+    files.atomic_write_bytes(tmp_path / "s.json", b"new")
+    assert stat.S_IMODE(os.stat(tmp_path / "s.json").st_mode) == 0o644 & ~files._UMASK
+
+
+def test_atomic_write_refuses_to_replace_a_fifo(tmp_path):
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(FileExistsError):
+        files.atomic_write_bytes(tmp_path / "pipe", b"x")
+    assert stat.S_ISFIFO(os.stat(tmp_path / "pipe").st_mode)
+
+
+def test_report_out_refuses_a_summary_csv_that_is_a_fifo(tmp_path):
+    root = _small(tmp_path / "b")
+    (tmp_path / "out").mkdir()
+    os.mkfifo(tmp_path / "out/summary.csv")
+    out = invoke("report", root, "--out", tmp_path / "out", "--no-cache")
+    assert out.exit_code == 2
+    assert "summary.csv: exists and is a FIFO; refused" in out.stderr
+    assert not (tmp_path / "out/summary.json").exists()
+
+
+def test_leaderboard_out_refuses_a_folder(tmp_path):
+    root = _small(tmp_path / "b")
+    (tmp_path / "dir").mkdir()
+    out = invoke("leaderboard", root, "--out", tmp_path / "dir", "--no-cache")
+    assert out.exit_code == 2
