@@ -36,7 +36,6 @@ from leafscore.config import BenchmarkConfig, load_config
 from leafscore.errors import InputError
 from leafscore.hygiene import visible
 from leafscore.runner import Run, score_benchmark
-from leafscore.signature import parse_signature
 from leafscore.validate import validate_folder
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -108,9 +107,9 @@ def _format_option(default: str) -> Callable[[Callable[..., Any]], Callable[...,
 
 
 def _bootstrap_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    command = click.option("--seed", type=int, default=stats_mod.DEFAULT_SEED,
+    command = click.option("--seed", type=click.IntRange(min=0), default=stats_mod.DEFAULT_SEED,
                            show_default=True, help="Bootstrap seed.")(command)
-    return click.option("--resamples", type=click.IntRange(min=1),
+    return click.option("--resamples", type=click.IntRange(1, stats_mod.MAX_RESAMPLES),
                         default=stats_mod.DEFAULT_RESAMPLES, show_default=True,
                         help="Bootstrap resamples.")(command)
 
@@ -472,11 +471,9 @@ def verify(root: Path, workers: int, no_cache: bool, cache_dir: Path | None,
         raise InputError(rel, exc.position, exc.reason) from None
     if not isinstance(committed, dict) or committed.get("version") not in scorer.SCORING_VERSIONS:
         _fail(f"{rel}: not a leafscore summary (no known 'version')")
-    try:
-        fields = parse_signature(str(committed.get("signature", "")))
-        resamples, seed = int(fields["bs"]), int(fields["seed"])
-    except (ValueError, KeyError):
-        resamples, seed = stats_mod.DEFAULT_RESAMPLES, stats_mod.DEFAULT_SEED
+    resamples, seed, problem = report_mod.stored_bootstrap(committed.get("signature"))
+    if problem:
+        _note(f"{rel}: {problem}; recomputing with resamples {resamples} and seed {seed}")
     bench = _load(root)
     run = _score(bench, ScoringSettings(committed["version"], workers, no_cache, cache_dir))
     fresh = _summary(root, run, bench, resamples=resamples, seed=seed)

@@ -13,6 +13,7 @@ import stat
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -395,3 +396,76 @@ def test_leaderboard_out_refuses_a_folder(tmp_path):
     (tmp_path / "dir").mkdir()
     out = invoke("leaderboard", root, "--out", tmp_path / "dir", "--no-cache")
     assert out.exit_code == 2
+
+
+# -------------------------------------------------------------------------------------
+# Item 3: verify and report stay bounded whatever a committed summary says
+# -------------------------------------------------------------------------------------
+
+
+def _committed_with_bootstrap(tmp_path: Path, bs: str) -> Path:
+    root = _small(tmp_path / "b")
+    invoke("report", root, "--no-cache")
+    path = root / "results/summary.json"
+    summary = json.loads(path.read_text("utf-8"))
+    summary["signature"] = summary["signature"].replace("|bs:1000|", f"|bs:{bs}|")
+    path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    return root
+
+
+@pytest.mark.parametrize("bs", ["1000000000000", "200000000", "0", "-5"])
+def test_verify_with_an_out_of_range_bootstrap_size_recomputes_with_defaults_and_says_so(
+        tmp_path, bs):
+    root = _committed_with_bootstrap(tmp_path, bs)
+    start = time.perf_counter()
+    out = invoke("verify", root, "--no-cache")
+    assert time.perf_counter() - start < 5
+    assert out.exit_code == 1  # the stored signature cannot be reproduced: drift, no crash
+    assert (f"leafscore: results/summary.json: bootstrap size bs:{int(bs)} is outside "
+            "1..100,000; recomputing with resamples 1000 and seed 12345") in out.stderr
+    assert "verify: DRIFT: results/summary.json does not reproduce" in out.stdout
+    assert "Traceback" not in out.stderr
+
+
+def test_verify_with_an_unreadable_bootstrap_size_says_so(tmp_path):
+    root = _committed_with_bootstrap(tmp_path, "1" * 5000)
+    out = invoke("verify", root, "--no-cache")
+    assert out.exit_code == 1
+    assert "the signature holds no readable bs/seed" in out.stderr
+
+
+def test_verify_with_a_bootstrap_size_in_range_still_reproduces(tmp_path):
+    root = _small(tmp_path / "b")
+    invoke("report", root, "--no-cache", "--resamples", "2000")
+    out = invoke("verify", root, "--no-cache")
+    assert out.exit_code == 0
+    assert out.stderr.count("recomputing") == 0
+
+
+def test_report_refuses_more_resamples_than_the_documented_maximum(tmp_path):
+    out = invoke("report", _small(tmp_path / "b"), "--resamples", "100001")
+    assert out.exit_code == 2
+    assert "100001 is not in the range 1<=x<=100000" in out.stderr
+
+
+def test_a_summary_lists_at_most_1000_fields_of_an_open_map_and_counts_the_rest(tmp_path):
+    keys = {f"free_key_{i:05d}": "v" for i in range(65_000)}
+    root = make_benchmark(tmp_path / "b", {"inv-1": {"a": "x"}},
+                          {"atlas": {"inv-1": {"a": "x", **keys}}},
+                          schema={"type": "object"})
+    assert (root / "results/atlas/inv-1.json").stat().st_size > 1_500_000
+    invoke("report", root, "--no-cache")
+    path = root / "results/summary.json"
+    summary = json.loads(path.read_text("utf-8"))
+    assert path.stat().st_size < 300_000  # was 13.8 MB
+    assert len(summary["fields"]["atlas"]) == 1000
+    assert summary["fields_truncated"] == {"atlas": {
+        "fields": 65_001, "listed": 1000, "unlisted": {"tp": 0, "fp": 64_001, "fn": 0},
+        "note": "only the first 1000 fields in path order are listed"}}
+    assert invoke("verify", root, "--no-cache").exit_code == 0
+
+
+def test_a_small_summary_has_no_truncation_note(tmp_path):
+    root = _small(tmp_path / "b")
+    invoke("report", root, "--no-cache")
+    assert "fields_truncated" not in json.loads((root / "results/summary.json").read_text())
