@@ -178,6 +178,14 @@ def test_diff_csv_keeps_a_negative_change_a_number(tmp_path):
     assert out.stdout.splitlines()[1] == "inv-1,1.0,0.5,-0.5"
 
 
+def test_fields_csv_writes_a_formula_key_of_an_open_map_with_a_leading_quote(tmp_path):
+    root = make_benchmark(tmp_path / "b", {"inv-1": {"a": "x"}},
+                          {"atlas": {"inv-1": {"a": "x", "=cmd|' /C calc'!A0": "v"}}},
+                          schema={"type": "object"})
+    out = invoke("fields", root, "--system", "atlas", "--format", "csv", "--no-cache")
+    assert out.stdout.splitlines()[1] == "'=cmd|' /C calc'!A0,0,1,0,0.0,,0.0,hallucinated 1"
+
+
 # -------------------------------------------------------------------------------------
 # Item 1b: control and bidi characters reach no text output raw
 # -------------------------------------------------------------------------------------
@@ -228,6 +236,15 @@ def test_validate_prints_a_file_name_with_esc_cr_and_a_forged_summary_escaped(tm
     assert "\x1b" not in out.stdout and "\r" not in out.stdout
     assert "results/atlas/\\x1b[2K\\x0d0 error(s), 0 warning(s)\\x0ax.json" in out.stdout
     assert [line for line in out.stdout.splitlines() if line.startswith("0 error")] == []
+
+
+def test_explain_shows_a_result_value_with_bidi_and_esc_escaped(tmp_path):
+    root = make_benchmark(tmp_path / "b", {"inv-1": {"a": "x"}},
+                          {"atlas": {"inv-1": {"a": f"x{RLO}evil\x1b[2J"}}},
+                          schema={"type": "object"})
+    out = invoke("explain", "inv-1", root, "--system", "atlas", "--no-cache")
+    assert RLO not in out.stdout and "\x1b" not in out.stdout
+    assert '"x\\u202eevil\\u001b[2J"' in out.stdout
 
 
 def test_visible_writes_c0_c1_and_bidi_controls_as_escapes():
