@@ -1786,8 +1786,101 @@ def _v1_array_score(label_items: list[Any], result_items: list[Any]) -> tuple[fl
     return total / max(n_label, n_result), weight
 
 
+#: Most keys for which the dense pairing (a similarity code per pair, numpy) is used: its
+#: table of similarity values grows with the square of the key count, its code matrices
+#: with items x keys, so items with thousands of distinct keys go the sparse way.
+_V1_DENSE_MAX_KEYS = 32
+#: Relative cost of one candidate pair in the sparse (Python) walk against one
+#: pair-key cell of the dense (numpy) one; measured, roughly.
+_V1_SPARSE_COST = 200
+
+
 def _v1_greedy_sum(label_leaves: list[dict[str, Any]],
                    result_leaves: list[dict[str, Any]]) -> float:
+    """§3: the running sum of DocuBench's greedy pairing, by the cheaper of two walks.
+
+    Both walks give the same float: only pairs sharing a (key, value) leaf, or pairs of
+    two items without a non-empty leaf (similarity 1.0), have a similarity above 0, and
+    the sum adds one similarity per taken pair, highest group first, so only which pairs
+    each group takes matters (all additions inside a group add the same value).
+    """
+    keys = {k for leaves in (*label_leaves, *result_leaves) for k in leaves}
+    label_codes, result_codes = _v1_leaf_codes(label_leaves, result_leaves)
+    postings: dict[int, list[int]] = {}
+    for j, codes in enumerate(result_codes):
+        for code in codes.values():
+            postings.setdefault(code, []).append(j)
+    label_count: dict[int, int] = {}
+    for codes in label_codes:
+        for code in codes.values():
+            label_count[code] = label_count.get(code, 0) + 1
+    # Pairs the sparse walk visits: one per shared (key, value) leaf of a pair.
+    shared = sum(n * len(postings.get(code, ())) for code, n in label_count.items())
+    dense = len(label_leaves) * len(result_leaves) * (len(keys) + 1)
+    if len(keys) <= _V1_DENSE_MAX_KEYS and dense <= _V1_SPARSE_COST * (
+            shared + len(label_leaves) + len(result_leaves)):
+        return _v1_greedy_dense(label_leaves, result_leaves)
+    return _v1_greedy_sparse(label_codes, result_codes, postings)
+
+
+def _v1_leaf_codes(label_leaves: list[dict[str, Any]], result_leaves: list[dict[str, Any]],
+                   ) -> tuple[list[dict[str, int]], list[dict[str, int]]]:
+    """Each item's non-empty leaves as {key: code}; equal (key, value) leaves share a code.
+
+    Every NaN gets a code of its own (``_v1_hashable``), so it equals nothing.
+    """
+    values: dict[Any, int] = {}
+
+    def encode(leaves: dict[str, Any]) -> dict[str, int]:
+        return {key: values.setdefault((key, _v1_hashable(value)), len(values))
+                for key, value in leaves.items() if not _v1_is_empty(value)}
+
+    return [encode(leaves) for leaves in label_leaves], [encode(leaves) for leaves in result_leaves]
+
+
+def _v1_greedy_sparse(label_codes: list[dict[str, int]], result_codes: list[dict[str, int]],
+                      postings: dict[int, list[int]]) -> float:
+    """The greedy sum from the pairs that share a leaf: work grows with those pairs.
+
+    ``label_codes``/``result_codes``: per item {key: code} of its non-empty leaves;
+    ``postings``: code -> result indices holding it, ascending. Similarity of a pair is
+    equal / kept with kept = |keys_i| + |keys_j| - |keys_i & keys_j| (keys empty on both
+    sides are skipped); a pair sharing nothing has 0.0 unless both items are empty.
+    """
+    candidates: list[tuple[float, int, int]] = []
+    for i, codes in enumerate(label_codes):
+        equal: dict[int, int] = {}
+        for code in codes.values():
+            for j in postings.get(code, ()):
+                equal[j] = equal.get(j, 0) + 1
+        for j, count in equal.items():
+            other = result_codes[j]
+            both = len(codes.keys() & other.keys()) if len(codes) > count else count
+            # Negated so an ascending sort gives the reference's stable order.
+            candidates.append((-(count / (len(codes) + len(other) - both)), i, j))
+    candidates.sort()
+    empty_pairs = min(sum(1 for c in label_codes if not c), sum(1 for c in result_codes if not c))
+    row_free = [True] * len(label_codes)
+    col_free = [True] * len(result_codes)
+    total = 0.0
+    for negated, i, j in candidates:
+        if empty_pairs and negated != -1.0:
+            # Empty items pair only with each other (1.0) and touch no other pair; the
+            # additions of one group are all equal, so adding them here changes no bit.
+            for _ in range(empty_pairs):
+                total += 1.0
+            empty_pairs = 0
+        if row_free[i] and col_free[j]:
+            row_free[i] = col_free[j] = False
+            total += -negated
+    for _ in range(empty_pairs):
+        total += 1.0
+    return total
+
+
+def _v1_greedy_dense(label_leaves: list[dict[str, Any]],
+                     result_leaves: list[dict[str, Any]]) -> float:
+    """The greedy sum from a similarity code for every pair (numpy, few keys only)."""
     n_label, n_result = len(label_leaves), len(result_leaves)
     keys = sorted({k for leaves in (*label_leaves, *result_leaves) for k in leaves})
     # codes[:, k]: equal non-empty values share a code; empty is -1 (label) / -2 (result),

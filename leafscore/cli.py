@@ -22,7 +22,7 @@ from typing import Any, NoReturn
 import click
 
 import scorer
-from leafscore import __version__, files, jsonio
+from leafscore import __version__, files, jsonio, names
 from leafscore import diff as diff_mod
 from leafscore import fields as fields_mod
 from leafscore import gate as gate_mod
@@ -34,8 +34,8 @@ from leafscore.benchmark import Benchmark, load_folder, load_jsonl
 from leafscore.cache import Cache, default_cache_dir, scorer_digest
 from leafscore.config import BenchmarkConfig, load_config
 from leafscore.errors import InputError
+from leafscore.hygiene import visible
 from leafscore.runner import Run, score_benchmark
-from leafscore.signature import parse_signature
 from leafscore.validate import check_label, validate_folder
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -55,7 +55,7 @@ def _fail(message: str) -> NoReturn:
 
 
 def _note(message: str) -> None:
-    click.echo(f"leafscore: {message}", err=True)
+    click.echo(visible(f"leafscore: {message}"), err=True)
 
 
 def handles_errors(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -66,14 +66,14 @@ def handles_errors(command: Callable[..., Any]) -> Callable[..., Any]:
         try:
             return command(*args, **kwargs)
         except (InputError, Failed) as exc:
-            click.echo(f"leafscore: error: {exc}", err=True)
+            click.echo(visible(f"leafscore: error: {exc}"), err=True)
             raise click.exceptions.Exit(EXIT_USAGE) from None
         except RecursionError:
             click.echo("leafscore: error: input nested too deeply to process", err=True)
             raise click.exceptions.Exit(EXIT_USAGE) from None
         except OSError as exc:  # unreadable file or folder (permissions, I/O)
             where = exc.filename if exc.filename is not None else "input"
-            click.echo(f"leafscore: error: {where}: {exc.strerror or exc}", err=True)
+            click.echo(visible(f"leafscore: error: {where}: {exc.strerror or exc}"), err=True)
             raise click.exceptions.Exit(EXIT_USAGE) from None
 
     return wrapper
@@ -107,9 +107,9 @@ def _format_option(default: str) -> Callable[[Callable[..., Any]], Callable[...,
 
 
 def _bootstrap_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    command = click.option("--seed", type=int, default=stats_mod.DEFAULT_SEED,
+    command = click.option("--seed", type=click.IntRange(min=0), default=stats_mod.DEFAULT_SEED,
                            show_default=True, help="Bootstrap seed.")(command)
-    return click.option("--resamples", type=click.IntRange(min=1),
+    return click.option("--resamples", type=click.IntRange(1, stats_mod.MAX_RESAMPLES),
                         default=stats_mod.DEFAULT_RESAMPLES, show_default=True,
                         help="Bootstrap resamples.")(command)
 
@@ -170,6 +170,8 @@ def _score(bench: Benchmark, settings: ScoringSettings, *, verdicts: bool = True
     """
     for warning in bench.warnings:
         _note(f"warning: {warning}")
+    for problem in names.check_names(bench.systems, [doc.id for doc in bench.documents]):
+        _note(f"warning: {problem}")
     _warn_invalid_labels(bench)
     version = resolve_version(settings.version, bench.config)
     options = bench.config.options
@@ -256,9 +258,10 @@ def main() -> None:
 def validate(root: Path, fmt: str, version: str | None) -> None:
     """Check ROOT with the metric itself: ids agree, schemas are valid and compile under
     the scoring version, labels obey their schemas and score, benchmark.toml is valid,
-    and each odd result file says what `score` will do with it. Exit 1 when any error is
-    found (warnings never fail); exit 2 where scoring would stop too (no results/)."""
-    problems = validate_folder(root, version)
+    names are safe to show, and each odd result file says what `score` will do with it.
+    Exit 1 when any error is found (warnings never fail); exit 2 where scoring would stop
+    too (no results/)."""
+    problems = validate_folder(root, version) + names.folder_problems(root)
     errors = [p for p in problems if p.level == "error"]
     warnings = [p for p in problems if p.level == "warning"]
     if fmt == "json":
@@ -270,7 +273,7 @@ def validate(root: Path, fmt: str, version: str | None) -> None:
                           "problems": listing}, indent=2, ensure_ascii=False) + "\n")
     else:
         for problem in errors + warnings:
-            click.echo(str(problem))
+            click.echo(visible(str(problem)))
         click.echo(f"{len(errors)} error(s), {len(warnings)} warning(s)")
     if errors:
         raise click.exceptions.Exit(EXIT_FAILED)
@@ -341,6 +344,9 @@ def leaderboard(root: Path, out: Path | None, update: Path | None, systems: tupl
                 no_cache: bool, cache_dir: Path | None) -> None:
     """Markdown leaderboard: macro accuracy with a 95% interval, ties with the leader,
     micro P/R/F1, coverage, breakdowns by metadata, and the signature line."""
+    for path in (out, update):  # refused before any scoring
+        if path is not None:
+            files.output_target(root if Path(root).is_dir() else None, path)
     bench = _load(root, systems)
     run = _score(bench, ScoringSettings(version, workers, no_cache, cache_dir), verdicts=False)
     board = _analysis(lambda: leaderboard_mod.leaderboard(
@@ -355,6 +361,7 @@ def leaderboard(root: Path, out: Path | None, update: Path | None, systems: tupl
 
 
 def _write_output(root: Path, path: Path, text: str) -> None:
+    path = files.output_target(root if Path(root).is_dir() else None, path)
     if Path(root).is_dir():
         files.check_output_path(root, path)
     try:
@@ -435,6 +442,8 @@ def report(root: Path, out_dir: Path | None, force: bool, resamples: int, seed: 
     if out_dir is None and not _writable(target):
         _fail(f"{target} is missing or not writable; pass --out DIR to write elsewhere")
     files.check_output_path(root, target / "summary.json")
+    for name in ("summary.json", "summary.csv"):
+        files.output_target(root, target / name)
     if not force and _foreign_summary(target / "summary.json"):
         _fail(f"{target / 'summary.json'} was not written by leafscore and would be replaced; "
               "pass --out DIR, or --force to replace it")
@@ -474,11 +483,9 @@ def verify(root: Path, workers: int, no_cache: bool, cache_dir: Path | None,
         raise InputError(rel, exc.position, exc.reason) from None
     if not isinstance(committed, dict) or committed.get("version") not in scorer.SCORING_VERSIONS:
         _fail(f"{rel}: not a leafscore summary (no known 'version')")
-    try:
-        fields = parse_signature(str(committed.get("signature", "")))
-        resamples, seed = int(fields["bs"]), int(fields["seed"])
-    except (ValueError, KeyError):
-        resamples, seed = stats_mod.DEFAULT_RESAMPLES, stats_mod.DEFAULT_SEED
+    resamples, seed, problem = report_mod.stored_bootstrap(committed.get("signature"))
+    if problem:
+        _note(f"{rel}: {problem}; recomputing with resamples {resamples} and seed {seed}")
     bench = _load(root)
     run = _score(bench, ScoringSettings(committed["version"], workers, no_cache, cache_dir))
     fresh = _summary(root, run, bench, resamples=resamples, seed=seed)
@@ -486,7 +493,7 @@ def verify(root: Path, workers: int, no_cache: bool, cache_dir: Path | None,
     if reasons:
         click.echo(f"verify: DRIFT: {rel} does not reproduce")
         for reason in reasons:
-            click.echo(f"  - {reason}")
+            click.echo(visible(f"  - {reason}"))
         raise click.exceptions.Exit(EXIT_FAILED)
     click.echo(f"verify: OK: {rel} reproduces ({fresh['signature']})")
 
@@ -632,14 +639,14 @@ def gate_command(root: Path, system: str, min_score: float | None, field_mins: t
     failures = _analysis(lambda: gate_mod.gate(run, system, min_score=min_score,
                                                field_min=wanted))
     for failure in failures:
-        click.echo(f"FAIL {system}: {failure.message}")
+        click.echo(visible(f"FAIL {system}: {failure.message}"))
     if failures:
         click.echo(f"gate: {len(failures)} failure(s); {run.signature}")
         raise click.exceptions.Exit(EXIT_FAILED)
     value = run.system_score(system)
     shown = "" if min_score is None or value is None else (
         f" (score {gate_mod.format_against(value, min_score)} >= {min_score!r})")
-    click.echo(f"gate: {system} passes{shown}; {run.signature}")
+    click.echo(visible(f"gate: {system} passes{shown}; {run.signature}"))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -8,12 +8,17 @@
 * :func:`check_name` refuses system names and document ids that could act as paths.
 * :func:`check_output_path` refuses writing inside a benchmark's inputs
   (``schemas/``, ``labels/``, ``results/<system>/``).
+* :func:`output_target` refuses an output path that is not a regular file (a FIFO, a
+  device such as ``/dev/null``, a folder) or a symlink leading anywhere but to a regular
+  file inside the benchmark root.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import stat
 import tempfile
 import unicodedata
 from pathlib import Path
@@ -27,6 +32,7 @@ __all__ = [
     "atomic_write_text",
     "check_name",
     "check_output_path",
+    "output_target",
     "safe_child",
 ]
 
@@ -36,6 +42,8 @@ MAX_NAME_BYTES: int = 200
 #: Folders of a benchmark root that hold inputs; leafscore never writes inside them
 #: (``results/`` itself is allowed: ``results/summary.json`` lives there).
 INPUT_DIRS: tuple[str, ...] = ("schemas", "labels")
+#: Permission bits of a new output file, before the umask (rw-r--r--).
+NEW_FILE_MODE: int = 0o644
 
 # The umask, read once at import (reading it means setting it; done before any thread of
 # ours runs) to give new files the permissions an ordinary open() would.
@@ -52,8 +60,9 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     """Replace the file at ``path`` by ``data`` atomically.
 
     A temporary file ``.<name>.<random>.tmp`` is written in the same folder, flushed
-    and ``fsync``-ed, given the old file's permission bits (or ``0o666`` less the umask
-    for a new file), then renamed over ``path`` with ``os.replace``; the folder is then
+    and ``fsync``-ed, given the old regular file's permission bits (or ``0o644`` less the
+    umask for a new file, or in place of a symlink), then renamed over ``path`` with
+    ``os.replace``; the folder is then
     ``fsync``-ed where the platform allows. If anything fails, the temporary file is
     removed and the previous file, if any, is untouched.
 
@@ -67,15 +76,23 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
 
     Raises
     ------
+    FileExistsError
+        If ``path`` exists and is neither a regular file nor a symlink (a FIFO, a device
+        node, a folder, a socket): never replaced.
     OSError
         If the folder is missing or not writable, or the disk is full.
     """
     target = Path(path)
     folder = target.parent
+    mode = NEW_FILE_MODE & ~_UMASK
     try:
-        mode = os.stat(target, follow_symlinks=False).st_mode & 0o7777
+        found = os.stat(target, follow_symlinks=False).st_mode
     except FileNotFoundError:
-        mode = 0o666 & ~_UMASK
+        found = None
+    if found is not None and stat.S_ISREG(found):
+        mode = stat.S_IMODE(found) & 0o777  # keep the old bits, never setuid/sticky
+    elif found is not None and not stat.S_ISLNK(found):
+        raise FileExistsError(errno.EEXIST, "exists and is not a regular file", str(target))
     handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:
@@ -238,3 +255,59 @@ def check_output_path(root: str | os.PathLike[str], path: str | os.PathLike[str]
         folder = "/".join(parts[:2] if parts[0] == "results" else parts[:1])
         raise InputError(os.fspath(path), "", f"is inside the input folder {folder}/; refused")
     return target
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a regular file"
+
+
+def output_target(root: str | os.PathLike[str] | None, path: str | os.PathLike[str]) -> Path:
+    """The file an output given as ``path`` (``--out``) may replace, else raise.
+
+    Allowed: a path that does not exist yet, a regular file, or a symlink that resolves
+    to a regular file inside ``root`` (the link is kept; its target is replaced).
+
+    Parameters
+    ----------
+    root : str, path-like or None
+        The benchmark root; ``None`` (no folder, JSONL mode) allows no symlink.
+    path : str or path-like
+        The output path as given on the command line.
+
+    Returns
+    -------
+    Path
+        ``path`` itself, or for an allowed symlink the regular file it resolves to.
+
+    Raises
+    ------
+    InputError
+        Naming ``path`` and what it is: a FIFO, a device node (``/dev/null``), a
+        folder, a socket, a dangling symlink or one leading elsewhere.
+    """
+    shown = os.fspath(path)
+    try:
+        found = os.stat(path, follow_symlinks=False).st_mode
+    except FileNotFoundError:
+        return Path(path)
+    if stat.S_ISREG(found):
+        return Path(path)
+    if not stat.S_ISLNK(found):
+        raise InputError(shown, "", f"exists and is {_kind(found)}; refused "
+                         "(outputs replace regular files only)")
+    try:
+        resolved = Path(path).resolve(strict=True)
+        real = os.stat(resolved).st_mode
+    except (OSError, RuntimeError):
+        raise InputError(shown, "", "is a dangling symlink; refused") from None
+    inside = root is not None and resolved.is_relative_to(Path(root).resolve())
+    if not (stat.S_ISREG(real) and inside):
+        what = "a regular file" if stat.S_ISREG(real) else _kind(real)
+        raise InputError(shown, "", f"is a symlink to {what} {resolved}, not to a regular "
+                         "file inside the benchmark folder; refused")
+    return resolved

@@ -26,7 +26,6 @@ import io
 import json
 import math
 import re
-import unicodedata
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -34,6 +33,7 @@ from typing import Any
 from tabulate import tabulate
 
 import scorer
+from leafscore import hygiene
 from leafscore.diff import Diff
 from leafscore.fields import FieldRow
 from leafscore.leaderboard import Leaderboard
@@ -418,9 +418,8 @@ def _text_cell(value: str, fmt: str) -> str:
     return text
 
 
-def _visible(text: str) -> str:
-    """Control characters (``Cc``: ESC, NUL, DEL, C1; all below U+0100) as ``\\xNN``."""
-    return "".join(f"\\x{ord(c):02x}" if unicodedata.category(c) == "Cc" else c for c in text)
+# Control and bidi characters as visible escapes (one helper for every output).
+_visible = hygiene.visible
 
 
 def _html(tables: Sequence[Table], signature: str) -> str:
@@ -441,7 +440,7 @@ def _html(tables: Sequence[Table], signature: str) -> str:
 def _csv(table: Table, signature: str) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(table.headers)
+    writer.writerow([hygiene.csv_cell(h) for h in table.headers])
     writer.writerows([_csv_cell(v) for v in row] for row in table.raw)
     out.write(f"# {signature}\n")
     return out.getvalue()
@@ -454,7 +453,7 @@ def _csv_cell(value: Any) -> Any:
         return "true" if value else "false"
     if isinstance(value, float):
         return repr(value)
-    return value
+    return hygiene.csv_cell(value)  # names: never a formula; numbers are not str here
 
 
 def _json(data: Any) -> str:

@@ -19,16 +19,23 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from leafscore import __version__, files
+from leafscore import __version__, files, hygiene
 from leafscore import fields as fields_mod
 from leafscore import leaderboard as leaderboard_mod
 from leafscore.runner import Run
+from leafscore.signature import parse_signature
+from leafscore.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES
 
 METRIC = "macro_average_field_accuracy"
 README_START = "<!-- leafscore:leaderboard:start -->"
 README_END = "<!-- leafscore:leaderboard:end -->"
 #: Absolute tolerance when ``verify`` compares numbers (bit noise across platforms).
 VERIFY_TOLERANCE = 1e-12
+#: Most fields listed per system under ``fields`` in summary.json. An open map (a schema
+#: allowing any key) gives one field per key of a result: 65,000 keys made a 13.7 MB
+#: summary. Beyond this, the first fields in path order are listed and
+#: ``fields_truncated`` gives the number of fields and the counts of the rest.
+MAX_SUMMARY_FIELDS = 1000
 
 
 def _statuses(run: Run, system: str) -> dict[str, int]:
@@ -46,16 +53,61 @@ def _statuses(run: Run, system: str) -> dict[str, int]:
 # ------------------------------------------------------------------------------------
 
 
-def _field_counts(run: Run, system: str) -> dict[str, Any] | None:
+def _field_rows(run: Run, system: str) -> tuple[Any, ...] | None:
     try:
-        rows = fields_mod.sum_fields(fields_mod.require_fields(run, system))
+        return fields_mod.sum_fields(fields_mod.require_fields(run, system))
     except ValueError:
+        return None
+
+
+def _field_counts(rows: tuple[Any, ...] | None) -> dict[str, Any] | None:
+    if rows is None:
         return None
     return {
         r.field: {"tp": r.tp, "fp": r.fp, "fn": r.fn, "precision": r.precision,
                   "recall": r.recall, "f1": r.f1, "errors": dict(r.errors)}
-        for r in rows
+        for r in rows[:MAX_SUMMARY_FIELDS]
     }
+
+
+def _truncation(rows: tuple[Any, ...] | None) -> dict[str, Any] | None:
+    """What ``fields`` left out of one system, or None when it lists every field."""
+    if rows is None or len(rows) <= MAX_SUMMARY_FIELDS:
+        return None
+    rest = rows[MAX_SUMMARY_FIELDS:]
+    return {"fields": len(rows), "listed": MAX_SUMMARY_FIELDS,
+            "unlisted": {"tp": sum(r.tp for r in rest), "fp": sum(r.fp for r in rest),
+                         "fn": sum(r.fn for r in rest)},
+            "note": f"only the first {MAX_SUMMARY_FIELDS} fields in path order are listed"}
+
+
+def stored_bootstrap(signature: Any) -> tuple[int, int, str]:
+    """The bootstrap settings ``verify`` uses for a committed summary's signature.
+
+    Parameters
+    ----------
+    signature : any
+        The summary's ``signature`` member (a str when well-formed).
+
+    Returns
+    -------
+    (resamples, seed, problem)
+        The signature's ``bs`` and ``seed`` when both are integers in range (resamples
+        in [1, ``stats.MAX_RESAMPLES``], seed >= 0) and ``problem`` is ``""``; else the
+        defaults (1000, 12345) and ``problem`` says why, so the run stays bounded and
+        verify reports the mismatch instead of crashing.
+    """
+    try:
+        fields = parse_signature(str(signature))
+        resamples, seed = int(fields["bs"]), int(fields["seed"])
+    except (ValueError, KeyError):  # int() also refuses over 4,300 digits
+        return DEFAULT_RESAMPLES, DEFAULT_SEED, "the signature holds no readable bs/seed"
+    if not 1 <= resamples <= MAX_RESAMPLES:
+        return DEFAULT_RESAMPLES, DEFAULT_SEED, (
+            f"bootstrap size bs:{resamples} is outside 1..{MAX_RESAMPLES:,}")
+    if seed < 0:
+        return DEFAULT_RESAMPLES, DEFAULT_SEED, f"seed:{seed} is negative"
+    return resamples, seed, ""
 
 
 def build_summary(
@@ -75,6 +127,8 @@ def build_summary(
     file present; ``resamples``/``seed`` set the bootstrap of ``intervals``.
     """
     board = leaderboard_mod.leaderboard(run, resamples=resamples, seed=seed)
+    field_rows = {s: _field_rows(run, s) for s in run.systems}
+    truncated = {s: t for s, rows in field_rows.items() if (t := _truncation(rows))}
     breakdowns = {}
     for b in board.breakdowns:
         breakdowns[b.column] = [
@@ -104,7 +158,8 @@ def build_summary(
         "bootstrap": {"resamples": resamples, "seed": seed, "confidence": board.confidence},
         "intervals": intervals,
         "coverage": {s: _statuses(run, s) for s in run.systems},
-        "fields": {s: _field_counts(run, s) for s in run.systems},
+        "fields": {s: _field_counts(rows) for s, rows in field_rows.items()},
+        **({"fields_truncated": truncated} if truncated else {}),
         "sha256": dict(sorted(run.digests.items())),
         "results_sha256": dict(sorted(results_sha256.items())),
         "scorer_sha256": scorer_sha256,
@@ -118,13 +173,16 @@ def summary_json(summary: Mapping[str, Any]) -> str:
 
 def summary_csv(summary: Mapping[str, Any]) -> str:
     """``per_doc`` as CSV (``doc_id`` then one column per system), then the ``AGGREGATE``
-    row, as DocuBench writes it; floats with ``repr``, an empty cell where not scored."""
+    row, as DocuBench writes it; floats with ``repr``, an empty cell where not scored.
+    Names that a spreadsheet would run as a formula get a leading ``'``
+    (:func:`leafscore.hygiene.csv_cell`); numbers are never changed."""
     systems = list(summary["aggregates"])
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow(["doc_id", *systems])
+    writer.writerow(["doc_id", *(hygiene.csv_cell(s) for s in systems)])
     for row in summary["per_doc"]:
-        writer.writerow([row["doc_id"], *("" if row[s] is None else repr(row[s]) for s in systems)])
+        cells = ("" if row[s] is None else repr(row[s]) for s in systems)
+        writer.writerow([hygiene.csv_cell(row["doc_id"]), *cells])
     aggregates = summary["aggregates"]
     writer.writerow(["AGGREGATE", *("" if aggregates[s] is None else repr(aggregates[s])
                                     for s in systems)])

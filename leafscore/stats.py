@@ -31,6 +31,10 @@ import numpy as np
 
 #: Resamples drawn when none are given.
 DEFAULT_RESAMPLES = 1000
+#: Most resamples accepted (``--resamples``, or a committed summary's ``bs:``): the draws
+#: are a resamples x documents int64 table, so 100,000 resamples of 300 documents take
+#: about 0.25 GB per copy; a signature asking for 10**12 must not reach numpy.
+MAX_RESAMPLES = 100_000
 #: Seed of ``numpy.random.default_rng`` when none is given; recorded in the signature.
 DEFAULT_SEED = 12345
 #: Coverage of the intervals when none is given.

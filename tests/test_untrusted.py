@@ -1,0 +1,488 @@
+"""Issue 14, untrusted submissions round 2: every hostile input of the issue, one test each.
+
+Results come from strangers (often in CI on a pull request): their names, numbers and
+sizes must not reach a spreadsheet as formulas, a terminal as escape sequences, the
+file system through a symlink or a FIFO, or the scorer as a quadratic problem.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+from cli_helpers import invoke, make_benchmark
+
+import scorer
+from leafscore import files, hygiene, names
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _run_limited(code: str) -> dict:
+    """Run ``code`` in a fresh interpreter; it prints one JSON object, returned here.
+
+    ``peak_mib`` is added: the child's peak resident memory (``ru_maxrss``, Linux KiB).
+    """
+    wrapper = (
+        f"import json, resource, sys, time\nsys.path.insert(0, {str(REPO)!r})\nout = {{}}\n"
+        + textwrap.dedent(code)
+        + "\nout['peak_mib'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024"
+        + "\nprint(json.dumps(out))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", wrapper], capture_output=True, text=True,
+                          timeout=120, check=True)
+    return json.loads(done.stdout.splitlines()[-1])
+
+
+# -------------------------------------------------------------------------------------
+# Item 4: version 1.0's greedy pairing does work linear in the items, not keys squared
+# -------------------------------------------------------------------------------------
+
+_V1_HOSTILE = """
+    import scorer
+    schema = {{"type": "object", "properties": {{"rows": {{"type": "array",
+              "items": {{"type": "object"}}}}}}}}
+    items = {items}
+    document = {{"rows": items}}
+    out["bytes"] = len(json.dumps(document))
+    start = time.perf_counter()
+    out["value"] = scorer.score(document, schema, document, version="1.0").value
+    out["seconds"] = time.perf_counter() - start
+"""
+
+
+def test_a_1_0_array_of_80000_items_each_with_its_own_key_scores_in_under_5_seconds():
+    # Was 3,000 such items (44 KB): 52 s and 780 MB, a square table of key pairs.
+    out = _run_limited(_V1_HOSTILE.format(items='[{f"k{i}": 1} for i in range(80_000)]'))
+    assert out["bytes"] > 1_000_000
+    assert out["value"] == 1.0
+    assert out["seconds"] < 5
+    assert out["peak_mib"] < 500
+
+
+def test_a_1_0_array_item_with_80000_keys_scores_in_under_5_seconds():
+    # Was one item with 8,000 keys: 178 s and 4.4 GB.
+    out = _run_limited(_V1_HOSTILE.format(items='[{f"k{i}": 1 for i in range(80_000)}]'))
+    assert out["bytes"] > 1_000_000
+    assert out["value"] == 1.0
+    assert out["seconds"] < 5
+    assert out["peak_mib"] < 500
+
+
+def test_a_1_0_result_of_unique_keys_against_a_docubench_label_scores_in_under_5_seconds(
+        shared):
+    label = json.loads((shared / "docubench/labels/1ZVqiyJZ.json").read_text("utf-8"))
+    schema = json.loads((shared / "docubench/schemas/1ZVqiyJZ.json").read_text("utf-8"))
+    out = _run_limited(f"""
+        import scorer
+        label, schema = {label!r}, {schema!r}
+        result = dict(label, coverages=[{{f"k{{i}}": 1}} for i in range(80_000)])
+        start = time.perf_counter()
+        out["value"] = scorer.score(result, schema, label, version="1.0").value
+        out["seconds"] = time.perf_counter() - start
+    """)
+    assert out["value"] == 5.892509905666272e-05
+    assert out["seconds"] < 5
+    assert out["peak_mib"] < 500
+
+
+@pytest.mark.parametrize("walk", ["sparse", "dense"])
+def test_both_1_0_pairing_walks_are_bit_identical_on_every_conformance_case(
+        shared, monkeypatch, walk):
+    if walk == "sparse":
+        monkeypatch.setattr(scorer, "_V1_DENSE_MAX_KEYS", -1)
+    else:
+        monkeypatch.setattr(scorer, "_V1_DENSE_MAX_KEYS", 10**9)
+        monkeypatch.setattr(scorer, "_V1_SPARSE_COST", 10**18)
+    lines = (shared / "conformance/scoring-1.0/cases.jsonl").read_text("utf-8").splitlines()
+    cases = [json.loads(line) for line in lines if line]
+    differing = [case["id"] for case in cases
+                 if scorer.score(case["result"], case["schema"], case["label"],
+                                 version="1.0").to_dict() != case["expected"]]
+    assert len(cases) == 2938
+    assert differing == []
+
+
+def test_empty_1_0_items_pair_with_each_other_at_similarity_one_in_the_sparse_walk(
+        monkeypatch):
+    monkeypatch.setattr(scorer, "_V1_DENSE_MAX_KEYS", -1)
+    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {}}}}
+    label = {"rows": [{}, {"a": 1}, None]}
+    result = {"rows": [{"a": 1}, {}, {}, {"a": 2}]}
+    # pairs: {"a": 1} with {"a": 1} (1.0), two empty pairs (1.0 each) -> 3 / 4
+    assert scorer.score(result, schema, label, version="1.0").arrays["rows"][0] == 0.75
+
+
+# -------------------------------------------------------------------------------------
+# Item 1a: no CSV cell leafscore writes is a spreadsheet formula
+# -------------------------------------------------------------------------------------
+
+FORMULA = '=HYPERLINK("evil.example","click")'
+AT_FORMULA = "@SUM(1+1)"
+
+
+def _two_formula_systems(root: Path) -> Path:
+    return make_benchmark(root, {"inv-1": {"a": "x", "b": "y"}},
+                          {FORMULA: {"inv-1": {"a": "x", "b": "y"}},
+                           AT_FORMULA: {"inv-1": {"a": "x", "b": "z"}}})
+
+
+def test_score_csv_writes_a_formula_system_name_with_a_leading_quote(tmp_path):
+    root = _two_formula_systems(tmp_path / "bench")
+    out = invoke("score", root, "--format", "csv", "--no-cache")
+    header = out.stdout.splitlines()[0]
+    assert header == """document,"'=HYPERLINK(""evil.example"",""click"")",'@SUM(1+1)"""
+
+
+def test_report_summary_csv_writes_formula_names_with_a_leading_quote(tmp_path):
+    root = _two_formula_systems(tmp_path / "bench")
+    invoke("report", root, "--no-cache", "--out", tmp_path / "out")
+    lines = (tmp_path / "out/summary.csv").read_text("utf-8").splitlines()
+    assert lines[0] == """doc_id,"'=HYPERLINK(""evil.example"",""click"")",'@SUM(1+1)"""
+    assert lines[1:] == ["inv-1,1.0,0.5", "AGGREGATE,1.0,0.5"]
+
+
+def test_leaderboard_csv_writes_a_formula_system_name_with_a_leading_quote(tmp_path):
+    root = _two_formula_systems(tmp_path / "bench")
+    out = invoke("leaderboard", root, "--format", "csv", "--no-cache")
+    rows = out.stdout.splitlines()[1:3]
+    assert [row.split(",")[1] for row in rows] == ['"\'=HYPERLINK(""evil.example""', "'@SUM(1+1)"]
+
+
+@pytest.mark.parametrize("cell, written", [
+    ("=1+1", "'=1+1"), ("+1+1", "'+1+1"), ("-1+cmd", "'-1+cmd"), ("@SUM(A1)", "'@SUM(A1)"),
+    ("\tx", "'\tx"), ("\rx", "'\rx"), ("inv-1", "inv-1"),
+])
+def test_a_text_cell_starting_like_a_formula_gets_a_leading_quote(cell, written):
+    assert hygiene.csv_cell(cell) == written
+
+
+@pytest.mark.parametrize("cell", ["-0.5", "+3", "-1e-05", -0.5, 3])
+def test_a_number_cell_stays_a_number(cell):
+    assert hygiene.csv_cell(cell) == cell
+
+
+def test_diff_csv_keeps_a_negative_change_a_number(tmp_path):
+    root = make_benchmark(tmp_path / "bench", {"inv-1": {"a": "x", "b": "y"}},
+                          {"base": {"inv-1": {"a": "x", "b": "y"}},
+                           "head": {"inv-1": {"a": "x", "b": "z"}}})
+    out = invoke("diff", root, "--base", "base", "--head", "head", "--format", "csv",
+                 "--no-cache")
+    assert out.stdout.splitlines()[1] == "inv-1,1.0,0.5,-0.5"
+
+
+def test_fields_csv_writes_a_formula_key_of_an_open_map_with_a_leading_quote(tmp_path):
+    root = make_benchmark(tmp_path / "b", {"inv-1": {"a": "x"}},
+                          {"atlas": {"inv-1": {"a": "x", "=cmd|' /C calc'!A0": "v"}}},
+                          schema={"type": "object"})
+    out = invoke("fields", root, "--system", "atlas", "--format", "csv", "--no-cache")
+    assert out.stdout.splitlines()[1] == "'=cmd|' /C calc'!A0,0,1,0,0.0,,0.0,hallucinated 1"
+
+
+# -------------------------------------------------------------------------------------
+# Item 1b: control and bidi characters reach no text output raw
+# -------------------------------------------------------------------------------------
+
+RLO = "\u202e"
+BIDI_SYSTEM = f"sys{RLO}gpj.exe"
+
+
+def _bidi_benchmark(root: Path) -> Path:
+    return make_benchmark(root, {"inv-1": {"a": "x", "b": "y"}},
+                          {BIDI_SYSTEM: {"inv-1": {"a": "x", "b": "y"}}})
+
+
+@pytest.mark.parametrize("fmt", ["table", "md", "html"])
+def test_a_bidi_override_in_a_system_name_is_shown_escaped(tmp_path, fmt):
+    out = invoke("score", _bidi_benchmark(tmp_path / "b"), "--format", fmt, "--no-cache")
+    assert RLO not in out.stdout
+    assert "sys\\u202egpj.exe" in out.stdout
+
+
+def test_a_bidi_override_in_a_leaderboard_is_shown_escaped(tmp_path):
+    out = invoke("leaderboard", _bidi_benchmark(tmp_path / "b"), "--no-cache")
+    assert RLO not in out.stdout
+    assert "sys\\u202egpj.exe" in out.stdout
+
+
+def test_a_bidi_override_in_a_system_name_is_escaped_in_the_stderr_warning(tmp_path):
+    out = invoke("score", _bidi_benchmark(tmp_path / "b"), "--no-cache")
+    assert RLO not in out.stderr
+    assert "system name 'sys\\u202egpj.exe' holds a control or bidirectional" in out.stderr
+
+
+def test_an_error_line_naming_a_bidi_file_is_escaped(tmp_path):
+    out = invoke("score", tmp_path / f"no{RLO}such", "--no-cache")
+    assert out.exit_code == 2
+    assert RLO not in out.stderr
+    assert "no\\u202esuch" in out.stderr
+
+
+def test_validate_prints_a_file_name_with_esc_cr_and_a_forged_summary_escaped(tmp_path):
+    root = make_benchmark(tmp_path / "b", {"inv-1": {"a": "x", "b": "y"}},
+                          {"atlas": {"inv-1": {"a": "x", "b": "y"}}})
+    forged = "\x1b[2K\r0 error(s), 0 warning(s)\nx.json"
+    (root / "results/atlas" / forged).write_text("{}")
+    (root / "labels/inv-2.json").write_text("{}")  # a label without schema: an error
+    out = invoke("validate", root)
+    assert out.exit_code == 1
+    assert "\x1b" not in out.stdout and "\r" not in out.stdout
+    assert "results/atlas/\\x1b[2K\\x0d0 error(s), 0 warning(s)\\x0ax.json" in out.stdout
+    assert [line for line in out.stdout.splitlines() if line.startswith("0 error")] == []
+
+
+def test_explain_shows_a_result_value_with_bidi_and_esc_escaped(tmp_path):
+    root = make_benchmark(tmp_path / "b", {"inv-1": {"a": "x"}},
+                          {"atlas": {"inv-1": {"a": f"x{RLO}evil\x1b[2J"}}},
+                          schema={"type": "object"})
+    out = invoke("explain", "inv-1", root, "--system", "atlas", "--no-cache")
+    assert RLO not in out.stdout and "\x1b" not in out.stdout
+    assert '"x\\u202eevil\\u001b[2J"' in out.stdout
+
+
+def test_visible_writes_c0_c1_and_bidi_controls_as_escapes():
+    assert hygiene.visible("a\x1b[31m\r\x85\u200f\u2066b") == (
+        "a\\x1b[31m\\x0d\\x85\\u200f\\u2066b")
+
+
+def test_visible_leaves_plain_unicode_alone():
+    assert hygiene.visible("Müller 株式会社 ‹→›") == "Müller 株式会社 ‹→›"
+
+
+# -------------------------------------------------------------------------------------
+# Item 1c: names that look like other names
+# -------------------------------------------------------------------------------------
+
+CYRILLIC_ATLAS = "\u0430tlas"  # Cyrillic а, then Latin "tlas"
+
+
+def test_check_names_flags_a_cyrillic_letter_in_a_latin_name():
+    assert [str(p) for p in names.check_names(["atlas", CYRILLIC_ATLAS], [])] == [
+        "system name 'аtlas' mixes letters of scripts Cyrillic and Latin "
+        "(looks like another name)"]
+
+
+def test_check_names_flags_names_that_collide_after_nfkc_and_casefold():
+    problems = names.check_names(["Atlas", "atlas", "ａｔｌａｓ"], [])
+    assert [(p.name, p.reason) for p in problems] == [
+        ("Atlas", "collides with 'atlas', 'ａｔｌａｓ' after NFKC and case folding"),
+        ("atlas", "collides with 'Atlas', 'ａｔｌａｓ' after NFKC and case folding"),
+        ("ａｔｌａｓ", "collides with 'Atlas', 'atlas' after NFKC and case folding"),
+    ]
+
+
+def test_check_names_flags_a_document_id_not_in_nfc():
+    problems = names.check_names([], ["cafe\u0301"])
+    assert [(p.kind, p.reason) for p in problems] == [
+        ("document id", "is not in Unicode NFC (the same text has a shorter form)")]
+
+
+def test_check_names_flags_a_bidi_control_and_a_zero_width_space():
+    problems = names.check_names([f"a{RLO}b", "a\u200bb"], [])
+    assert [(p.name, p.reason) for p in problems] == [
+        ("a\u200bb", "holds an invisible formatting character"),
+        (f"a{RLO}b", "holds a control or bidirectional formatting character")]
+
+
+def test_check_names_accepts_japanese_and_plain_names():
+    assert names.check_names(["atlas", "beacon-2", "株式会社カタカナ"], ["inv-001"]) == []
+
+
+def test_validate_reports_a_confusable_system_name_as_an_error(tmp_path):
+    root = make_benchmark(tmp_path / "b", {"inv-1": {"a": "x", "b": "y"}},
+                          {"atlas": {"inv-1": {"a": "x", "b": "y"}},
+                           CYRILLIC_ATLAS: {"inv-1": {"a": "x", "b": "y"}}})
+    out = invoke("validate", root)
+    assert out.exit_code == 1
+    assert ("error: results/аtlas/: system name 'аtlas' mixes letters of scripts Cyrillic "
+            "and Latin (looks like another name)") in out.stdout.splitlines()
+
+
+def test_score_warns_once_about_a_confusable_name_and_still_scores(tmp_path):
+    root = make_benchmark(tmp_path / "b", {"inv-1": {"a": "x", "b": "y"}},
+                          {"atlas": {"inv-1": {"a": "x", "b": "y"}},
+                           "Atlas": {"inv-1": {"a": "x", "b": "z"}}})
+    out = invoke("score", root, "--no-cache")
+    assert out.exit_code == 0
+    assert [line for line in out.stderr.splitlines() if "collides" in line] == [
+        "leafscore: warning: system name 'Atlas' collides with 'atlas' after NFKC and "
+        "case folding",
+        "leafscore: warning: system name 'atlas' collides with 'Atlas' after NFKC and "
+        "case folding"]
+    assert "mean" in out.stdout
+
+
+# -------------------------------------------------------------------------------------
+# Item 2: --out replaces regular files only, with ordinary permissions
+# -------------------------------------------------------------------------------------
+
+
+def _small(root: Path) -> Path:
+    return make_benchmark(root, {"inv-1": {"a": "x", "b": "y"}},
+                          {"atlas": {"inv-1": {"a": "x", "b": "y"}}})
+
+
+def test_leaderboard_out_refuses_a_fifo_and_leaves_it_a_fifo(tmp_path):
+    root = _small(tmp_path / "b")
+    os.mkfifo(tmp_path / "pipe")
+    out = invoke("leaderboard", root, "--out", tmp_path / "pipe", "--no-cache")
+    assert out.exit_code == 2
+    assert out.stderr.splitlines()[-1:] == [
+        f"leafscore: error: {tmp_path / 'pipe'}: exists and is a FIFO; refused (outputs "
+        "replace regular files only)"]
+    assert stat.S_ISFIFO(os.stat(tmp_path / "pipe").st_mode)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="making a device node needs root")
+def test_leaderboard_out_refuses_a_device_node_such_as_dev_null(tmp_path):
+    root = _small(tmp_path / "b")
+    os.mknod(tmp_path / "null", 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    out = invoke("leaderboard", root, "--out", tmp_path / "null", "--no-cache")
+    assert out.exit_code == 2
+    assert "exists and is a character device; refused" in out.stderr
+    assert stat.S_ISCHR(os.stat(tmp_path / "null").st_mode)
+
+
+def test_leaderboard_out_refuses_a_symlink_to_a_file_outside_root(tmp_path):
+    root = _small(tmp_path / "b")
+    (tmp_path / "precious.txt").write_text("precious")
+    (root / "board.md").symlink_to(tmp_path / "precious.txt")
+    out = invoke("leaderboard", root, "--out", root / "board.md", "--no-cache")
+    assert out.exit_code == 2
+    assert "not to a regular file inside the benchmark folder; refused" in out.stderr
+    assert (tmp_path / "precious.txt").read_text() == "precious"
+    assert (root / "board.md").is_symlink()
+
+
+def test_leaderboard_out_writes_through_a_symlink_to_a_regular_file_inside_root(tmp_path):
+    root = _small(tmp_path / "b")
+    (root / "docs").mkdir()
+    (root / "docs/board.md").write_text("old")
+    os.chmod(root / "docs/board.md", 0o640)
+    (root / "board.md").symlink_to(root / "docs/board.md")
+    out = invoke("leaderboard", root, "--out", root / "board.md", "--no-cache")
+    assert out.exit_code == 0
+    assert (root / "board.md").is_symlink()
+    assert (root / "docs/board.md").read_text().startswith("|")
+    assert stat.S_IMODE(os.stat(root / "docs/board.md").st_mode) == 0o640
+
+
+def test_a_new_output_file_gets_mode_0644_under_umask_022(tmp_path):
+    root = _small(tmp_path / "b")
+    old = os.umask(0o022)
+    try:
+        invoke("leaderboard", root, "--out", tmp_path / "board.md", "--no-cache")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(tmp_path / "board.md").st_mode) == 0o644
+
+
+def test_an_output_replacing_a_symlink_gets_0644_not_the_links_0777(tmp_path):
+    (tmp_path / "elsewhere.txt").write_text("x")
+    (tmp_path / "s.json").symlink_to(tmp_path / "elsewhere.txt")
+    files.atomic_write_bytes(tmp_path / "s.json", b"new")
+    assert stat.S_IMODE(os.stat(tmp_path / "s.json").st_mode) == 0o644 & ~files._UMASK
+
+
+def test_atomic_write_refuses_to_replace_a_fifo(tmp_path):
+    os.mkfifo(tmp_path / "pipe")
+    with pytest.raises(FileExistsError):
+        files.atomic_write_bytes(tmp_path / "pipe", b"x")
+    assert stat.S_ISFIFO(os.stat(tmp_path / "pipe").st_mode)
+
+
+def test_report_out_refuses_a_summary_csv_that_is_a_fifo(tmp_path):
+    root = _small(tmp_path / "b")
+    (tmp_path / "out").mkdir()
+    os.mkfifo(tmp_path / "out/summary.csv")
+    out = invoke("report", root, "--out", tmp_path / "out", "--no-cache")
+    assert out.exit_code == 2
+    assert "summary.csv: exists and is a FIFO; refused" in out.stderr
+    assert not (tmp_path / "out/summary.json").exists()
+
+
+def test_leaderboard_out_refuses_a_folder(tmp_path):
+    root = _small(tmp_path / "b")
+    (tmp_path / "dir").mkdir()
+    out = invoke("leaderboard", root, "--out", tmp_path / "dir", "--no-cache")
+    assert out.exit_code == 2
+
+
+# -------------------------------------------------------------------------------------
+# Item 3: verify and report stay bounded whatever a committed summary says
+# -------------------------------------------------------------------------------------
+
+
+def _committed_with_bootstrap(tmp_path: Path, bs: str) -> Path:
+    root = _small(tmp_path / "b")
+    invoke("report", root, "--no-cache")
+    path = root / "results/summary.json"
+    summary = json.loads(path.read_text("utf-8"))
+    summary["signature"] = summary["signature"].replace("|bs:1000|", f"|bs:{bs}|")
+    path.write_text(json.dumps(summary, indent=2, ensure_ascii=False) + "\n", "utf-8")
+    return root
+
+
+@pytest.mark.parametrize("bs", ["1000000000000", "200000000", "0", "-5"])
+def test_verify_with_an_out_of_range_bootstrap_size_recomputes_with_defaults_and_says_so(
+        tmp_path, bs):
+    root = _committed_with_bootstrap(tmp_path, bs)
+    start = time.perf_counter()
+    out = invoke("verify", root, "--no-cache")
+    assert time.perf_counter() - start < 5
+    assert out.exit_code == 1  # the stored signature cannot be reproduced: drift, no crash
+    assert (f"leafscore: results/summary.json: bootstrap size bs:{int(bs)} is outside "
+            "1..100,000; recomputing with resamples 1000 and seed 12345") in out.stderr
+    assert "verify: DRIFT: results/summary.json does not reproduce" in out.stdout
+    assert "Traceback" not in out.stderr
+
+
+def test_verify_with_an_unreadable_bootstrap_size_says_so(tmp_path):
+    root = _committed_with_bootstrap(tmp_path, "1" * 5000)
+    out = invoke("verify", root, "--no-cache")
+    assert out.exit_code == 1
+    assert "the signature holds no readable bs/seed" in out.stderr
+
+
+def test_verify_with_a_bootstrap_size_in_range_still_reproduces(tmp_path):
+    root = _small(tmp_path / "b")
+    invoke("report", root, "--no-cache", "--resamples", "2000")
+    out = invoke("verify", root, "--no-cache")
+    assert out.exit_code == 0
+    assert out.stderr.count("recomputing") == 0
+
+
+def test_report_refuses_more_resamples_than_the_documented_maximum(tmp_path):
+    out = invoke("report", _small(tmp_path / "b"), "--resamples", "100001")
+    assert out.exit_code == 2
+    assert "100001 is not in the range 1<=x<=100000" in out.stderr
+
+
+def test_a_summary_lists_at_most_1000_fields_of_an_open_map_and_counts_the_rest(tmp_path):
+    keys = {f"free_key_{i:05d}": "v" for i in range(65_000)}
+    root = make_benchmark(tmp_path / "b", {"inv-1": {"a": "x"}},
+                          {"atlas": {"inv-1": {"a": "x", **keys}}},
+                          schema={"type": "object"})
+    assert (root / "results/atlas/inv-1.json").stat().st_size > 1_500_000
+    invoke("report", root, "--no-cache")
+    path = root / "results/summary.json"
+    summary = json.loads(path.read_text("utf-8"))
+    assert path.stat().st_size < 300_000  # was 13.8 MB
+    assert len(summary["fields"]["atlas"]) == 1000
+    assert summary["fields_truncated"] == {"atlas": {
+        "fields": 65_001, "listed": 1000, "unlisted": {"tp": 0, "fp": 64_001, "fn": 0},
+        "note": "only the first 1000 fields in path order are listed"}}
+    assert invoke("verify", root, "--no-cache").exit_code == 0
+
+
+def test_a_small_summary_has_no_truncation_note(tmp_path):
+    root = _small(tmp_path / "b")
+    invoke("report", root, "--no-cache")
+    assert "fields_truncated" not in json.loads((root / "results/summary.json").read_text())
