@@ -192,6 +192,10 @@ class FieldCounts:
         denominator = 2 * self.tp + self.fp + self.fn
         return 2 * self.tp / denominator if denominator else None
 
+    def __add__(self, other: FieldCounts) -> FieldCounts:
+        """Counts summed: how per-field counts add up over documents and fields."""
+        return FieldCounts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
+
     def to_dict(self) -> dict[str, Any]:
         """``{"tp", "fp", "fn", "precision", "recall", "f1"}``; undefined ratios are None."""
         return {

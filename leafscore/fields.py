@@ -23,52 +23,32 @@ NOT_ERRORS: frozenset[str] = frozenset({"correct", "correct_absence"})
 
 
 @dataclass(frozen=True)
-class PRF:
-    """Precision, recall and F1 from summed counts: floats in [0, 1], ``None`` for 0/0."""
-
-    precision: float | None
-    recall: float | None
-    f1: float | None
-
-
-def prf(tp: int, fp: int, fn: int) -> PRF:
-    """Precision, recall and F1 of summed verdict counts (spec scoring-2.0 §4).
-
-    ``tp``, ``fp``, ``fn`` are non-negative ints. ``f1 = 2tp / (2tp + fp + fn)``, which
-    equals the harmonic mean of precision and recall whenever both are defined.
-
-    >>> prf(3, 1, 0)
-    PRF(precision=0.75, recall=1.0, f1=0.8571428571428571)
-    >>> prf(0, 0, 0)
-    PRF(precision=None, recall=None, f1=None)
-    """
-    counts = scorer.FieldCounts(tp, fp, fn)  # the one definition of the three ratios
-    return PRF(precision=counts.precision, recall=counts.recall, f1=counts.f1)
-
-
-@dataclass(frozen=True)
 class FieldRow:
     """One field path of one system, summed over every document.
 
-    ``field`` is a field path (``lines[].qty``); ``tp``/``fp``/``fn`` ints;
-    ``precision``/``recall``/``f1`` floats in [0, 1] or ``None`` (0/0); ``errors`` maps
-    each error kind (``wrong_value``, ``missing``, ...) seen on this field to its count,
-    keys sorted.
+    ``field`` is a field path (``lines[].qty``); ``counts`` its summed tp/fp/fn with
+    precision/recall/F1 (``scorer.FieldCounts``: floats in [0, 1], ``None`` for 0/0);
+    ``errors`` maps each error kind (``wrong_value``, ``missing``, ...) seen on this field
+    to its count, keys sorted.
     """
 
     field: str
-    tp: int
-    fp: int
-    fn: int
-    precision: float | None
-    recall: float | None
-    f1: float | None
+    counts: scorer.FieldCounts
     errors: Mapping[str, int]
+
+    @property
+    def f1(self) -> float | None:
+        """F1 of the field, ``None`` for 0/0."""
+        return self.counts.f1
 
     @property
     def error_count(self) -> int:
         """Verdicts on this field that are errors (every kind but correct/correct_absence)."""
         return sum(self.errors.values())
+
+    def to_dict(self) -> dict[str, Any]:
+        """``{"field", "tp", "fp", "fn", "precision", "recall", "f1", "errors"}``."""
+        return {"field": self.field, **self.counts.to_dict(), "errors": dict(self.errors)}
 
 
 def require_fields(run: Any, system: str) -> list[Any]:
@@ -93,23 +73,19 @@ def sum_fields(scores: Iterable[Any]) -> tuple[FieldRow, ...]:
     ``scores`` are version-2.0 ``DocScore``s: ``.fields`` (path -> counts with ``tp``,
     ``fp``, ``fn``) and ``.verdicts`` (records with ``field`` and ``kind``).
     """
-    counts: dict[str, list[int]] = {}
+    counts: dict[str, scorer.FieldCounts] = {}
     errors: dict[str, Counter[str]] = {}
     for score in scores:
         for path, field in score.fields.items():
-            total = counts.setdefault(path, [0, 0, 0])
-            total[0] += field.tp
-            total[1] += field.fp
-            total[2] += field.fn
+            counts[path] = counts.get(path, scorer.FieldCounts()) + field
         for verdict in score.verdicts:
             errors.setdefault(verdict.field, Counter())
             if verdict.kind not in NOT_ERRORS:
                 errors[verdict.field][verdict.kind] += 1
     rows = []
     for path in sorted(counts.keys() | errors.keys()):
-        tp, fp, fn = counts.get(path, (0, 0, 0))
         kinds = errors.get(path, Counter())
-        rows.append(FieldRow(path, tp, fp, fn, *_as_tuple(prf(tp, fp, fn)),
+        rows.append(FieldRow(path, counts.get(path, scorer.FieldCounts()),
                              errors={kind: kinds[kind] for kind in sorted(kinds)}))
     return tuple(rows)
 
@@ -129,7 +105,3 @@ def field_table(run: Any, system: str) -> tuple[FieldRow, ...]:
     Raises ``ValueError`` on a version-1.0 run and ``KeyError`` for an unknown system.
     """
     return worst_first(sum_fields(require_fields(run, system)))
-
-
-def _as_tuple(scores: PRF) -> tuple[float | None, float | None, float | None]:
-    return scores.precision, scores.recall, scores.f1

@@ -23,8 +23,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import scorer
 from leafscore import stats
-from leafscore.fields import PRF, prf
 from leafscore.signature import with_bootstrap
 
 
@@ -39,18 +39,6 @@ class Coverage:
     scored: int
     parse_failures: int
     missing: int
-
-
-@dataclass(frozen=True)
-class Micro:
-    """Summed verdict counts of one system and their precision/recall/F1 (``None`` for 0/0)."""
-
-    tp: int
-    fp: int
-    fn: int
-    precision: float | None
-    recall: float | None
-    f1: float | None
 
 
 @dataclass(frozen=True)
@@ -70,7 +58,7 @@ class Row:
     high: float | None
     gap: stats.Difference | None
     tie: bool
-    micro: Micro | None
+    micro: scorer.FieldCounts | None
     coverage: Coverage
 
 
@@ -132,7 +120,7 @@ def coverage(run: Any, system: str) -> Coverage:
     )
 
 
-def micro(run: Any, system: str) -> Micro | None:
+def micro(run: Any, system: str) -> scorer.FieldCounts | None:
     """TP/FP/FN of ``system`` summed over fields and documents, with P/R/F1.
 
     ``None`` when any document score lacks per-field counts (version 1.0).
@@ -140,11 +128,7 @@ def micro(run: Any, system: str) -> Micro | None:
     scores = [run.cells[(system, doc)].score for doc in run.documents]
     if any(getattr(score, "fields", None) is None for score in scores):
         return None
-    tp = sum(f.tp for score in scores for f in score.fields.values())
-    fp = sum(f.fp for score in scores for f in score.fields.values())
-    fn = sum(f.fn for score in scores for f in score.fields.values())
-    rates: PRF = prf(tp, fp, fn)
-    return Micro(tp, fp, fn, rates.precision, rates.recall, rates.f1)
+    return sum((f for score in scores for f in score.fields.values()), scorer.FieldCounts())
 
 
 def metadata_columns(metadata: Mapping[str, Mapping[str, Any]]) -> tuple[str, ...]:

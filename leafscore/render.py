@@ -26,7 +26,7 @@ import io
 import json
 import math
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -228,18 +228,20 @@ def render_fields(rows: Sequence[FieldRow], fmt: str, *, system: str, signature:
     """Per-field TP/FP/FN, P/R/F1 (percentages) and error categories, in the given order."""
     _check(fmt)
     if fmt == "json":
-        fields = [dict(_plain(r), errors=dict(r.errors)) for r in rows]
+        fields = [r.to_dict() for r in rows]
         return _json({"system": system, "signature": signature, "fields": fields})
     table = Table(
         title=f"Fields of {system}",
         headers=("field", "TP", "FP", "FN", "P", "R", "F1", "errors"),
         shown=tuple(
-            (r.field, str(r.tp), str(r.fp), str(r.fn), percent(r.precision),
-             percent(r.recall), percent(r.f1), _errors(r.errors))
+            (r.field, str(r.counts.tp), str(r.counts.fp), str(r.counts.fn),
+             percent(r.counts.precision), percent(r.counts.recall), percent(r.f1),
+             _errors(r.errors))
             for r in rows
         ),
         raw=tuple(
-            (r.field, r.tp, r.fp, r.fn, r.precision, r.recall, r.f1, _errors(r.errors, ""))
+            (r.field, r.counts.tp, r.counts.fp, r.counts.fn, r.counts.precision,
+             r.counts.recall, r.f1, _errors(r.errors, ""))
             for r in rows
         ),
         align=("left", "right", "right", "right", "right", "right", "right", "left"),
@@ -472,9 +474,18 @@ def _finite(data: Any) -> Any:
     return data
 
 
-def _plain(obj: Any) -> dict[str, Any]:
-    """A frozen dataclass as a plain dict (mappings inside copied to dicts)."""
-    return dataclasses.asdict(obj, dict_factory=dict)
+def _plain(obj: Any) -> Any:
+    """A frozen dataclass as plain JSON data (mappings inside copied to dicts); a record
+    with ``to_dict`` (``scorer.FieldCounts``: its ratios are properties) gives that."""
+    if hasattr(obj, "to_dict"):
+        return obj.to_dict()
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return {f.name: _plain(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    if isinstance(obj, Mapping):
+        return {k: _plain(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_plain(v) for v in obj]
+    return obj
 
 
 def _errors(errors: Any, empty: str = NONE) -> str:

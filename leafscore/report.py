@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import scorer
 from leafscore import __version__, files, hygiene
 from leafscore import fields as fields_mod
 from leafscore import leaderboard as leaderboard_mod
@@ -64,8 +65,7 @@ def _field_counts(rows: tuple[Any, ...] | None) -> dict[str, Any] | None:
     if rows is None:
         return None
     return {
-        r.field: {"tp": r.tp, "fp": r.fp, "fn": r.fn, "precision": r.precision,
-                  "recall": r.recall, "f1": r.f1, "errors": dict(r.errors)}
+        r.field: {k: v for k, v in r.to_dict().items() if k != "field"}
         for r in rows[:MAX_SUMMARY_FIELDS]
     }
 
@@ -76,8 +76,8 @@ def _truncation(rows: tuple[Any, ...] | None) -> dict[str, Any] | None:
         return None
     rest = rows[MAX_SUMMARY_FIELDS:]
     return {"fields": len(rows), "listed": MAX_SUMMARY_FIELDS,
-            "unlisted": {"tp": sum(r.tp for r in rest), "fp": sum(r.fp for r in rest),
-                         "fn": sum(r.fn for r in rest)},
+            "unlisted": {k: v for k, v in sum((r.counts for r in rest), scorer.FieldCounts())
+                         .to_dict().items() if k in ("tp", "fp", "fn")},
             "note": f"only the first {MAX_SUMMARY_FIELDS} fields in path order are listed"}
 
 

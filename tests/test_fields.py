@@ -5,31 +5,43 @@ from __future__ import annotations
 import pytest
 from analysis_fakes import doc, run_of, v
 
-from leafscore.fields import PRF, FieldRow, field_table, prf, sum_fields, worst_first
+import scorer
+from leafscore.fields import FieldRow, field_table, sum_fields, worst_first
 
 
 def row(field, f1, errors=None):
-    return FieldRow(field, 0, 0, 0, None, None, f1, errors or {})
+    # counts whose F1 is the one asked for (2tp / (2tp + fp + fn)); None: nothing counted
+    counts = scorer.FieldCounts() if f1 is None else scorer.FieldCounts(
+        round(100 * f1), 0, 200 - 2 * round(100 * f1))
+    return FieldRow(field, counts, errors or {})
+
+
+def rates(counts):
+    return counts.precision, counts.recall, counts.f1
 
 
 def test_precision_recall_and_f1_come_from_summed_counts():
-    assert prf(3, 1, 0) == PRF(0.75, 1.0, 6 / 7)
+    assert rates(scorer.FieldCounts(3, 1, 0)) == (0.75, 1.0, 6 / 7)
 
 
 def test_nothing_to_count_gives_none_never_0_or_1():
-    assert prf(0, 0, 0) == PRF(None, None, None)
+    assert rates(scorer.FieldCounts(0, 0, 0)) == (None, None, None)
 
 
 def test_a_field_only_ever_missed_has_no_precision_and_zero_recall_and_f1():
-    assert prf(0, 0, 2) == PRF(None, 0.0, 0.0)
+    assert rates(scorer.FieldCounts(0, 0, 2)) == (None, 0.0, 0.0)
+
+
+def test_counts_add_up_field_by_field():
+    assert scorer.FieldCounts(1, 2, 3) + scorer.FieldCounts(4, 5, 6) == scorer.FieldCounts(5, 7, 9)
 
 
 def test_counts_are_summed_over_documents():
     one = doc(v("total", "correct", 5, 5))
     two = doc(v("total", "wrong_value", 5, 6))
     (total,) = sum_fields([one, two])
-    assert (total.tp, total.fp, total.fn) == (1, 1, 1)
-    assert (total.precision, total.recall, total.f1) == (0.5, 0.5, 0.5)
+    assert total.counts == scorer.FieldCounts(1, 1, 1)
+    assert rates(total.counts) == (0.5, 0.5, 0.5)
 
 
 def test_error_categories_count_each_verdict_kind_except_correct_ones():
@@ -74,7 +86,7 @@ def test_field_table_reads_every_document_of_one_system():
         "claude": [doc(v("date", "wrong_value")), doc(v("date", "wrong_value"))],
     })
     rows = field_table(run, "gpt")
-    assert [(r.field, r.tp, r.fn, r.f1) for r in rows] == [
+    assert [(r.field, r.counts.tp, r.counts.fn, r.f1) for r in rows] == [
         ("total", 1, 1, 2 / 3), ("date", 2, 0, 1.0)]
 
 
