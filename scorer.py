@@ -24,6 +24,9 @@ Usage::
     >>> scorer.score({"total": "1,240.00"}, {"type": "object",
     ...     "properties": {"total": {"type": "number"}}}, {"total": 1240}).value
     1.0
+
+Command line::
+
     $ python scorer.py                          # score the benchmark in the current folder
     $ python scorer.py RESULT SCHEMA LABEL      # one document, as JSON
 
@@ -1680,10 +1683,6 @@ def _v1_is_array_schema(node: Any) -> bool:
     return kind == "array" or (isinstance(kind, list) and "array" in kind)
 
 
-def _v1_pointer(tokens: list[Any]) -> str:
-    return "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in tokens)
-
-
 def _v1_array_fields(schema: Any, file: str) -> dict[str, tuple[str, ...]]:
     """§2: array name -> data path, in order of first discovery; the later one wins.
 
@@ -1702,7 +1701,7 @@ def _v1_array_fields(schema: Any, file: str) -> dict[str, tuple[str, ...]]:
                             and all(k == "properties" for k in keys[0::2])
                             and len(keys) == len(tokens))
                 if not scorable:
-                    raise ScoringError(file, _v1_pointer(tokens), (
+                    raise ScoringError(file, json_pointer(tokens), (
                         "version 1.0 has no answer for an array field here (DocuBench "
                         "only scores arrays under a chain of 'properties'); "
                         "version 2.0 scores it"))
@@ -2001,7 +2000,7 @@ def _v1_non_array(pruned: dict[str, Any], result: Any, label: Any,
             for key, child in props.items():
                 r = res.get(key) if isinstance(res, dict) else None
                 g = lab.get(key) if isinstance(lab, dict) else None
-                children.append((child, r, g, f"{pointer}/properties/{_v1_pointer([key])[1:]}"))
+                children.append((child, r, g, f"{pointer}/properties/{json_pointer([key])[1:]}"))
             stack.extend(reversed(children))
             continue
         if _v1_is_empty(res) and _v1_is_empty(lab):

@@ -11,6 +11,7 @@ Commands: ``validate``, ``score`` (folder or JSONL mode), ``leaderboard``, ``rep
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import functools
 import os
 import sys
@@ -86,7 +87,15 @@ def _root_argument(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _scoring_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--version, --workers, --no-cache, --cache-dir (shared by every scoring command)."""
+    """--version, --workers, --no-cache, --cache-dir, declared once for every scoring
+    command and handed to it as one ``settings: ScoringSettings`` argument."""
+
+    @functools.wraps(command)
+    def with_settings(*args: Any, version: str | None, workers: int, no_cache: bool,
+                      cache_dir: Path | None, **kwargs: Any) -> Any:
+        settings = ScoringSettings(version, workers, no_cache, cache_dir)
+        return command(*args, settings=settings, **kwargs)
+
     decorators = [
         click.option("--version", "version", type=click.Choice(scorer.SCORING_VERSIONS),
                      help="Scoring version (default: benchmark.toml's pin, else the latest)."),
@@ -97,8 +106,8 @@ def _scoring_options(command: Callable[..., Any]) -> Callable[..., Any]:
                      help="Cache folder (default $XDG_CACHE_HOME/leafscore)."),
     ]
     for decorate in reversed(decorators):
-        command = decorate(command)
-    return command
+        with_settings = decorate(with_settings)
+    return with_settings
 
 
 def _format_option(default: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
@@ -296,11 +305,10 @@ def validate(root: Path, fmt: str, version: str | None) -> None:
 @click.pass_context
 @handles_errors
 def score(ctx: click.Context, root: Path, systems: tuple[str, ...], fmt: str,
-          version: str | None, workers: int, no_cache: bool, cache_dir: Path | None,
+          settings: ScoringSettings,
           gold: Path | None, preds: tuple[Path, ...], schema: Path | None,
           id_key: str) -> None:
     """Score every document x system of ROOT (or a --gold/--pred/--schema JSONL set)."""
-    settings = ScoringSettings(version, workers, no_cache, cache_dir)
     if len(preds) > 1:
         _fail("give one --pred file; to compare systems, lay them out as a benchmark folder")
     pred = preds[0] if preds else None
@@ -319,8 +327,8 @@ def score(ctx: click.Context, root: Path, systems: tuple[str, ...], fmt: str,
         files.check_name("system name", name, source="--system")
         bench = load_jsonl(gold, pred, schema, id_key=id_key,  # type: ignore[arg-type]
                            system=name)
-        if version is None:
-            settings = ScoringSettings(scorer.SCORING_VERSIONS[-1], workers, no_cache, cache_dir)
+        if settings.version is None:
+            settings = dataclasses.replace(settings, version=scorer.SCORING_VERSIONS[-1])
             _note(f"JSONL mode; scoring version {settings.version}")
         run = _score(bench, settings, verdicts=False)
     else:
@@ -340,15 +348,14 @@ def score(ctx: click.Context, root: Path, systems: tuple[str, ...], fmt: str,
 @_scoring_options
 @handles_errors
 def leaderboard(root: Path, out: Path | None, update: Path | None, systems: tuple[str, ...],
-                fmt: str, resamples: int, seed: int, version: str | None, workers: int,
-                no_cache: bool, cache_dir: Path | None) -> None:
+                fmt: str, resamples: int, seed: int, settings: ScoringSettings) -> None:
     """Markdown leaderboard: macro accuracy with a 95% interval, ties with the leader,
     micro P/R/F1, coverage, breakdowns by metadata, and the signature line."""
     for path in (out, update):  # refused before any scoring
         if path is not None:
             files.output_target(root if Path(root).is_dir() else None, path)
     bench = _load(root, systems)
-    run = _score(bench, ScoringSettings(version, workers, no_cache, cache_dir), verdicts=False)
+    run = _score(bench, settings, verdicts=False)
     board = _analysis(lambda: leaderboard_mod.leaderboard(
         run, resamples=resamples, seed=seed, columns=bench.config.breakdowns))
     text = render_mod.render_leaderboard(board, fmt)
@@ -435,7 +442,7 @@ def _summary(root: Path, run: Run, bench: Benchmark, *, resamples: int, seed: in
 @_scoring_options
 @handles_errors
 def report(root: Path, out_dir: Path | None, force: bool, resamples: int, seed: int,
-           version: str | None, workers: int, no_cache: bool, cache_dir: Path | None) -> None:
+           settings: ScoringSettings) -> None:
     """Write results/summary.json and results/summary.csv (atomically)."""
     bench = _load(root)
     target = out_dir if out_dir is not None else Path(root) / "results"
@@ -447,7 +454,7 @@ def report(root: Path, out_dir: Path | None, force: bool, resamples: int, seed: 
     if not force and _foreign_summary(target / "summary.json"):
         _fail(f"{target / 'summary.json'} was not written by leafscore and would be replaced; "
               "pass --out DIR, or --force to replace it")
-    run = _score(bench, ScoringSettings(version, workers, no_cache, cache_dir))
+    run = _score(bench, settings)
     summary = _summary(root, run, bench, resamples=resamples, seed=seed)
     try:
         target.mkdir(parents=True, exist_ok=True)
@@ -460,15 +467,12 @@ def report(root: Path, out_dir: Path | None, force: bool, resamples: int, seed: 
 
 @main.command()
 @_root_argument
-@click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True)
-@click.option("--no-cache", is_flag=True, help="Rescore everything; write no cache.")
-@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--summary", "summary_path", type=click.Path(dir_okay=False, path_type=Path),
               help="The summary to check (default ROOT/results/summary.json); for one "
                    "written with `report --out`.")
+@_scoring_options
 @handles_errors
-def verify(root: Path, workers: int, no_cache: bool, cache_dir: Path | None,
-           summary_path: Path | None) -> None:
+def verify(root: Path, summary_path: Path | None, settings: ScoringSettings) -> None:
     """Rescore ROOT and compare with the committed results/summary.json; exit 1 on drift."""
     if summary_path is not None:
         rel, path = str(summary_path), summary_path
@@ -487,7 +491,10 @@ def verify(root: Path, workers: int, no_cache: bool, cache_dir: Path | None,
     if problem:
         _note(f"{rel}: {problem}; recomputing with resamples {resamples} and seed {seed}")
     bench = _load(root)
-    run = _score(bench, ScoringSettings(committed["version"], workers, no_cache, cache_dir))
+    if settings.version not in (None, committed["version"]):
+        _fail(f"--version {settings.version} differs from the summary's version "
+              f"{committed['version']}")
+    run = _score(bench, dataclasses.replace(settings, version=committed["version"]))
     fresh = _summary(root, run, bench, resamples=resamples, seed=seed)
     reasons = report_mod.drift(committed, fresh)
     if reasons:
@@ -504,12 +511,11 @@ def verify(root: Path, workers: int, no_cache: bool, cache_dir: Path | None,
 @_format_option("table")
 @_scoring_options
 @handles_errors
-def fields(root: Path, system: str, fmt: str, version: str | None, workers: int,
-           no_cache: bool, cache_dir: Path | None) -> None:
+def fields(root: Path, system: str, fmt: str, settings: ScoringSettings) -> None:
     """Per-field TP/FP/FN, precision, recall, F1 and error categories, worst first."""
     bench = _load(root, (system,))
-    _needs_verdicts(bench, version, "fields")
-    run = _score(bench, ScoringSettings(version, workers, no_cache, cache_dir))
+    _needs_verdicts(bench, settings.version, "fields")
+    run = _score(bench, settings)
     rows = _analysis(lambda: fields_mod.field_table(run, system))
     _emit(render_mod.render_fields(rows, fmt, system=system, signature=run.signature))
 
@@ -530,8 +536,7 @@ def _needs_verdicts(bench: Benchmark, flag: str | None, command: str) -> None:
 @_format_option("table")
 @_scoring_options
 @handles_errors
-def explain(doc_id: str, root: Path, system: str, fmt: str, version: str | None, workers: int,
-            no_cache: bool, cache_dir: Path | None) -> None:
+def explain(doc_id: str, root: Path, system: str, fmt: str, settings: ScoringSettings) -> None:
     """Every leaf of document DOC_ID: label value, result value and verdict."""
     files.check_name("document id", doc_id, source="DOC_ID")
     bench = _load(root, (system,))
@@ -541,8 +546,8 @@ def explain(doc_id: str, root: Path, system: str, fmt: str, version: str | None,
                        tuple(d for d in bench.documents if d.id == doc_id), bench.systems,
                        {k: v for k, v in bench.results.items() if k[1] == doc_id},
                        bench.metadata, bench.warnings)
-    _needs_verdicts(bench, version, "explain")
-    run = _score(single, ScoringSettings(version, workers, no_cache, cache_dir))
+    _needs_verdicts(bench, settings.version, "explain")
+    run = _score(single, settings)
     _emit(_analysis(lambda: render_mod.render_explain(run, system, doc_id, fmt)))
 
 
@@ -590,11 +595,9 @@ def _raw_from_folder(folder: Path, doc_id: str, shown: Path) -> Any:
 @_scoring_options
 @handles_errors
 def diff_command(root: Path, base: str, head: str, fail_on_regression: bool, tolerance: float,
-                 fmt: str, resamples: int, seed: int, version: str | None, workers: int,
-                 no_cache: bool, cache_dir: Path | None) -> None:
+                 fmt: str, resamples: int, seed: int, settings: ScoringSettings) -> None:
     """Compare HEAD against BASE: per-field F1, flipped documents, interval of the change."""
     bench = _load(root)
-    settings = ScoringSettings(version, workers, no_cache, cache_dir)
     base_bench, base_name = _side(root, base, "--base", bench)
     head_bench, head_name = _side(root, head, "--head", bench)
     if base_bench is head_bench:
@@ -623,8 +626,7 @@ def diff_command(root: Path, base: str, head: str, fail_on_regression: bool, tol
 @_scoring_options
 @handles_errors
 def gate_command(root: Path, system: str, min_score: float | None, field_mins: tuple[str, ...],
-                 version: str | None, workers: int, no_cache: bool,
-                 cache_dir: Path | None) -> None:
+                 settings: ScoringSettings) -> None:
     """Exit 1 listing every threshold SYSTEM fails; decided on unrounded values."""
     if min_score is None and not field_mins:
         _fail("give --min-score and/or --field-min PATH=X")
@@ -633,9 +635,8 @@ def gate_command(root: Path, system: str, min_score: float | None, field_mins: t
         _analysis(lambda: gate_mod.check_threshold(min_score, name="--min-score"))
     bench = _load(root, (system,))
     if wanted:
-        _needs_verdicts(bench, version, "gate --field-min")
-    run = _score(bench, ScoringSettings(version, workers, no_cache, cache_dir),
-                 verdicts=bool(wanted))
+        _needs_verdicts(bench, settings.version, "gate --field-min")
+    run = _score(bench, settings, verdicts=bool(wanted))
     failures = _analysis(lambda: gate_mod.gate(run, system, min_score=min_score,
                                                field_min=wanted))
     for failure in failures:

@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
 import json
 import math
@@ -40,13 +41,7 @@ MAX_SUMMARY_FIELDS = 1000
 
 
 def _statuses(run: Run, system: str) -> dict[str, int]:
-    statuses = [run.cells[(system, d)].status for d in run.documents]
-    return {
-        "documents": len(statuses),
-        "scored": statuses.count("scored"),
-        "parse_failures": statuses.count("parse_failure"),
-        "missing": statuses.count("missing"),
-    }
+    return dataclasses.asdict(leaderboard_mod.coverage(run, system))
 
 
 # ------------------------------------------------------------------------------------

@@ -13,13 +13,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping
 
+from leafscore import stats
+
 #: Field names, in the order they are printed.
 FIELDS: tuple[str, ...] = ("leafscore", "match", "opts", "schemas", "labels", "bs", "seed", "tool")
 #: Hex digits kept from a set digest.
 SET_DIGEST_CHARS = 12
 #: Bootstrap defaults printed when a run has not been resampled with other settings.
-DEFAULT_RESAMPLES = 1000
-DEFAULT_SEED = 12345
+DEFAULT_RESAMPLES, DEFAULT_SEED = stats.DEFAULT_RESAMPLES, stats.DEFAULT_SEED
 
 
 def set_digest(digests: Mapping[str, str]) -> str:
