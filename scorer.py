@@ -474,81 +474,121 @@ _ISO_4217_CODES = (
     XPF YER ZAR ZMW ZWL"""
 )
 _ISO_4217 = frozenset(_ISO_4217_CODES.split())
-_CURRENCY_FRONT = regex.compile(r"(?:\p{Sc}|[a-z]{3}(?![a-z]))\s*", regex.IGNORECASE)
-_CURRENCY_BACK = regex.compile(r"\s*(?:\p{Sc}|(?<![a-z])[a-z]{3})$", regex.IGNORECASE)
-_MANTISSA = regex.compile(r"([0-9., '_]*[0-9][0-9., '_]*|[0-9]*\.[0-9]+)(?:[eE]([+-]?[0-9]+))?")
-_WESTERN = regex.compile(r"[0-9]{1,3}(?:G[0-9]{3})+")
-_INDIAN = regex.compile(r"[0-9]{1,2}(?:G[0-9]{2})*G[0-9]{3}")
+_DIGITS = frozenset("0123456789")
+_GROUPING = frozenset(",. '_")  # NFKC has already made NBSP and thin spaces plain spaces
+_EXPONENT = regex.compile(r"[+-]?[0-9]{1,9}")
 _Q6 = Decimal("0.000001")
 
 
-def _strip_currency(text: str, pattern: regex.Pattern, front: bool) -> tuple[str, bool]:
-    """``text`` without one currency marker at its front or back, and whether one was there."""
-    match = pattern.match(text) if front else pattern.search(text)
-    if not match:
-        return text, False
-    code = match.group().strip()
-    if code.isalpha() and code.upper() not in _ISO_4217:
-        return text, False
-    return (text[match.end() :] if front else text[: match.start()]), True
+def _currency_at(text: str, front: bool) -> int:
+    """Length of one currency marker (``\\p{Sc}`` or an ISO 4217 code in any case, standing
+    apart from other letters) at the front or back of ``text``, or 0."""
+    edge = text[:1] if front else text[-1:]
+    if edge and unicodedata.category(edge) == "Sc":
+        return 1
+    code = text[:3] if front else text[-3:]
+    beside = text[3:4] if front else text[-4:-3]
+    if code.upper() in _ISO_4217 and not beside.isalpha():
+        return 3
+    return 0
+
+
+def _peel(text: str) -> tuple[str, bool] | None:
+    """The bare numeral of a number string and whether it is negative, or None.
+
+    Sign, currency and accounting parentheses combine in any order around the numeral
+    (``$(1,234)``, ``($1,234)``, ``(500) USD``, ``-$5``, ``5-``), each at most once, and a
+    ``%`` may close it; parentheses are one sign marker, so ``-($5)`` is unreadable. Each
+    step strips a known character, so the loop is linear in the markers, never the digits.
+    """
+    signs = currencies = opened = closed = percents = 0
+    negative = False
+    while text:
+        size = _currency_at(text, front=True)
+        if text[0] in "+-":
+            signs, negative, text = signs + 1, negative or text[0] == "-", text[1:]
+        elif text[0] == "(":
+            opened, text = opened + 1, text[1:]
+        elif size:
+            currencies, text = currencies + 1, text[size:]
+        else:
+            break
+        if signs + opened > 1 or currencies > 1:
+            return None  # bail out at once, so a run of markers costs no quadratic slicing
+        text = text.lstrip()
+    while text:
+        size = _currency_at(text, front=False)
+        if text[-1] == "-":
+            signs, negative, text = signs + 1, True, text[:-1]
+        elif text[-1] == ")":
+            closed, text = closed + 1, text[:-1]
+        elif text[-1] == "%":
+            percents, text = percents + 1, text[:-1]
+        elif size:
+            currencies, text = currencies + 1, text[:-size]
+        else:
+            break
+        if signs + closed > 1 or currencies > 1 or percents > 1:
+            return None
+        text = text.rstrip()
+    if opened != closed or signs + opened > 1 or currencies > 1 or percents > 1:
+        return None
+    return text, negative or opened == 1
+
+
+def _grouped(whole: str, mark: str) -> str | None:
+    """The digits of an integer part grouped by ``mark``: western groups of 3
+    (``1,234,567``) or Indian 2-digit groups before the last 3 (``12,34,567``). A first
+    group starting with ``0`` is never a thousands group (``0,456`` is not 456)."""
+    groups = whole.split(mark)
+    first, middle, last = groups[0], groups[1:-1], groups[-1]
+    if not first or first[0] == "0" or len(last) != 3 or len(first) > 3:
+        return None
+    sizes = {len(g) for g in middle}
+    if not (sizes <= {3} or (len(first) <= 2 and sizes <= {2})):
+        return None
+    return "".join(groups)
 
 
 def _read_number_text(text: str, decimal_separator: str) -> Decimal | None:
     """The exact value of a numeric string (spec 2.0 §3 number and §7), or None."""
-    text = _DASH.sub("-", unicodedata.normalize("NFKC", text)).strip()
-    negative, signs, currencies = False, 0, 0
-    if text.startswith("(") and text.endswith(")"):
-        negative, signs, text = True, 1, text[1:-1].strip()
-    if text.endswith("%"):
-        text = text[:-1].strip()
-    for _ in range(3):  # sign and currency before the number, in either order
-        if text[:1] in ("+", "-"):
-            negative, signs, text = negative or text[0] == "-", signs + 1, text[1:].lstrip()
-            continue
-        text, found = _strip_currency(text, _CURRENCY_FRONT, front=True)
-        if not found:
-            break
-        currencies += 1
-    for _ in range(3):  # trailing sign and currency after the number
-        if text.endswith("-"):
-            negative, signs, text = True, signs + 1, text[:-1].rstrip()
-            continue
-        text, found = _strip_currency(text, _CURRENCY_BACK, front=False)
-        if not found:
-            break
-        currencies += 1
-    if text.endswith("%"):
-        text = text[:-1].strip()
-    match = _MANTISSA.fullmatch(text)
-    if signs > 1 or currencies > 1 or not match:
+    peeled = _peel(_DASH.sub("-", unicodedata.normalize("NFKC", text)).strip())
+    if peeled is None:
         return None
-    mantissa, exponent = match.group(1), match.group(2)
-    marks = {ch for ch in mantissa if not ch.isdigit()}
+    numeral, negative = peeled
+    mantissa, e, exponent = numeral.replace("E", "e").partition("e")
+    if e and not _EXPONENT.fullmatch(exponent):
+        return None
+    marks = [ch for ch in mantissa if ch not in _DIGITS]
+    kinds = set(marks)
+    if not kinds <= _GROUPING or len(marks) == len(mantissa):
+        return None  # a foreign character, or no digit at all
     decimal = None
-    if "." in marks and "," in marks:
+    if e:
+        # the mantissa of exponent notation carries no grouping: its one mark is decimal
+        if len(marks) > 1 or not kinds <= {".", ","}:
+            return None
+        decimal = marks[0] if marks else None
+    elif "." in kinds and "," in kinds:
         decimal = "." if mantissa.rfind(".") > mantissa.rfind(",") else ","
-    elif decimal_separator in marks and mantissa.count(decimal_separator) == 1:
+    elif marks.count(decimal_separator) == 1:
         decimal = decimal_separator
-    elif "." in marks and mantissa.count(".") == 1 and mantissa.startswith("."):
+    elif marks == ["."] and mantissa.startswith("."):
         decimal = "."  # ".5": a missing integer part
+    whole, fraction = mantissa, ""
     if decimal is not None:
-        if mantissa.count(decimal) != 1:
+        if marks.count(decimal) != 1:
             return None
-        whole, fraction = mantissa.split(decimal)
-        marks.discard(decimal)
-    else:
-        whole, fraction = mantissa, ""
-    if len(marks) > 1 or (fraction and not fraction.isdigit()):
+        whole, _, fraction = mantissa.partition(decimal)
+        if not fraction and decimal != decimal_separator:
+            return None  # "7." reads 7 only where "." is the field's decimal mark
+        kinds.discard(decimal)
+    if len(kinds) > 1 or not set(fraction) <= _DIGITS or not (whole or fraction):
         return None
-    if marks:
-        grouped = whole.replace(marks.pop(), "G")
-        if not (_WESTERN.fullmatch(grouped) or _INDIAN.fullmatch(grouped)):
+    if kinds:
+        whole = _grouped(whole, kinds.pop())
+        if whole is None:
             return None
-        whole = grouped.replace("G", "")
-    if (whole and not whole.isdigit()) or not (whole or fraction):
-        return None
-    if exponent is not None and len(exponent.lstrip("+-")) > 9:
-        return None
     number = Decimal(f"{whole or '0'}.{fraction or '0'}e{exponent or 0}")
     return number.copy_negate() if negative else number  # exact, whatever the exponent
 
