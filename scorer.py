@@ -219,7 +219,7 @@ class Options:
     def merged(self, mapping: Mapping[str, Any] | None) -> Options:
         """A copy with ``mapping``'s options set. Raises ValueError naming an unknown key
         or a bad value (the message quotes the value and, for choices, the choices)."""
-        if not mapping:
+        if mapping is None:
             return self
         if not isinstance(mapping, Mapping):
             raise ValueError(f"x-leafscore must be an object, not {mapping!r}")
@@ -799,6 +799,30 @@ def _is_object_branch(schema: Mapping[str, Any]) -> bool:
     return types == ["object"] or (types is None and "properties" in schema)
 
 
+@dataclass(frozen=True, slots=True)
+class _Flat:
+    """One schema node with ``$ref``/``allOf``/``anyOf``/``oneOf`` resolved: its plain
+    ``keywords``, and ``mix`` (None, or whether the mixed leaf's strings are dates) when an
+    ``anyOf``/``oneOf`` made it one leaf compared by JSON kind. The compiler's own state
+    lives here, never in schema keys, so no schema can set it."""
+
+    keywords: dict[str, Any]
+    mix: bool | None = None
+
+    def over(self, top: _Flat) -> _Flat:
+        """``self`` overlaid by ``top`` (see :func:`_merge_schema`); a later mix wins. A bare
+        ``$ref`` returns its target's own record, so every use of a target shares one node."""
+        if not top.keywords and top.mix is None:
+            return self
+        mix = top.mix if top.mix is not None else self.mix
+        return _Flat(_merge_schema(self.keywords, top.keywords), mix)
+
+
+def _token(name: str) -> str:
+    """``name`` as one RFC 6901 pointer token (``~`` -> ``~0``, ``/`` -> ``~1``)."""
+    return name.replace("~", "~0").replace("/", "~1")
+
+
 class _Compiler:
     """Compiles one schema into nodes. ``file`` names it in errors; ``defaults`` are the
     benchmark-wide options every node inherits."""
@@ -808,23 +832,39 @@ class _Compiler:
         resource = DRAFT202012.create_resource(schema if isinstance(schema, dict) else {})
         uri = "urn:leafscore:schema"
         self.resolver = Registry().with_resource(uri, resource).resolver(base_uri=uri)
-        self.memo: dict[tuple[int, Options], Any] = {}
+        # (id of a resolved record, options) -> (the record, kept so its id is never
+        # reused; its node): each node is compiled once, however many $refs reach it
+        self.memo: dict[tuple[int, Options], tuple[_Flat, Any]] = {}
+        # id(node) -> (node, its _Flat): the node is kept so its id is never reused, and
+        # each node is resolved once, so anyOf chains through $defs cost their size.
+        self.flat_memo: dict[int, tuple[Any, _Flat]] = {}
 
     def error(self, pointer: str, reason: str) -> ScoringError:
         return ScoringError(self.file, pointer, reason)
 
-    def flatten(self, schema: Any, pointer: str, refs: tuple[str, ...] = ()) -> dict[str, Any]:
+    def flatten(self, schema: Any, pointer: str, refs: tuple[str, ...] = ()) -> _Flat:
         """One schema node with ``$ref``, ``allOf``, ``anyOf``/``oneOf`` resolved into
-        plain keywords (spec 2.0 §2, §7 Schema). Raises ScoringError."""
+        plain keywords (spec 2.0 §2, §7 Schema). Raises ScoringError.
+
+        Remembered per node: a resolved node does not depend on the ``$ref`` path that
+        reached it (a cycle through it would have failed its own resolution first)."""
         if schema is True:
-            return {}
+            return _Flat({})
         if schema is False:
-            return {"x-leafscore": {"compare": "ignore"}}
+            return _Flat({"x-leafscore": {"compare": "ignore"}})
         if not isinstance(schema, dict):
             raise self.error(pointer, f"a schema must be an object or a boolean, not {schema!r}")
+        found = self.flat_memo.get(id(schema))
+        if found is not None:
+            return found[1]
         if len(refs) > _MAX_SCHEMA_DEPTH:
             raise self.error(pointer, "schema nests $ref too deeply")
-        out: dict[str, Any] = {}
+        for key in schema:
+            if isinstance(key, str) and key.startswith("x-leafscore") and key != "x-leafscore":
+                raise self.error(f"{pointer}/{_token(key)}",
+                                 f"{key!r} is not a schema keyword; only 'x-leafscore' "
+                                 "configures scoring")
+        out = _Flat({})
         if "$ref" in schema:
             ref = schema["$ref"]
             where = f"{pointer}/$ref"
@@ -842,64 +882,82 @@ class _Compiler:
         if not isinstance(members, list):
             raise self.error(f"{pointer}/allOf", "allOf must be a list")
         for position, member in enumerate(members):
-            out = _merge_schema(out, self.flatten(member, f"{pointer}/allOf/{position}", refs))
+            out = out.over(self.flatten(member, f"{pointer}/allOf/{position}", refs))
         for keyword in ("anyOf", "oneOf"):
             if keyword in schema:
-                out = _merge_schema(out, self.choose(schema[keyword], f"{pointer}/{keyword}", refs))
-        own = {k: v for k, v in schema.items() if k not in _STRUCTURE}
-        out = _merge_schema(out, own)
-        declared = out.get("type")
+                out = out.over(self.choose(schema[keyword], f"{pointer}/{keyword}", refs))
+        out = out.over(_Flat({k: v for k, v in schema.items() if k not in _STRUCTURE}))
+        declared = out.keywords.get("type")
         listed = declared if isinstance(declared, list) else [declared]
         if declared is not None and not all(isinstance(t, str) for t in listed):
             raise self.error(f"{pointer}/type", f"type must be a string or a list of strings, "
                                                 f"not {declared!r}")
+        self.flat_memo[id(schema)] = (schema, out)
         return out
 
-    def choose(self, branches: Any, pointer: str, refs: tuple[str, ...]) -> dict[str, Any]:
+    def choose(self, branches: Any, pointer: str, refs: tuple[str, ...]) -> _Flat:
         """An ``anyOf``/``oneOf`` as one schema: null branches make it nullable; one other
         branch is that branch; several object branches merge their properties; any other
         mix is one leaf compared by the label value's JSON kind."""
         if not isinstance(branches, list) or not branches:
             raise self.error(pointer, "anyOf/oneOf must be a non-empty list")
         flat = [self.flatten(b, f"{pointer}/{i}", refs) for i, b in enumerate(branches)]
-        kept = [b for b in flat if not _is_null_branch(b)]
+        kept = [b for b in flat if not _is_null_branch(b.keywords)]
         if not kept:
-            return {"type": "null"}
+            return _Flat({"type": "null"})
         if len(kept) == 1:
             return kept[0]
-        if all(_is_object_branch(b) for b in kept):
-            merged: dict[str, Any] = {}
+        if all(_is_object_branch(b.keywords) and b.mix is None for b in kept):
+            merged = _Flat({})
             for branch in kept:
-                merged = _merge_schema(merged, branch)
+                merged = merged.over(branch)
             return merged
-        dated = any(b.get("format") in ("date", "date-time") for b in kept)
-        return {"type": ["string", "number"], "x-leafscore-mix": True, "x-leafscore-dated": dated}
+        dated = any(b.keywords.get("format") in ("date", "date-time") or b.mix for b in kept)
+        return _Flat({"type": ["string", "number"]}, mix=dated)
 
     def compile(self, schema: Any, pointer: str, inherited: Options, depth: int = 0) -> Any:
-        """The node for ``schema`` at ``pointer`` under ``inherited`` options. Cycles through
-        ``$ref`` reuse the node being built, so recursive schemas compile."""
-        key = (id(schema), inherited)
-        if key in self.memo:
-            return self.memo[key]
+        """The node for ``schema`` at ``pointer`` under ``inherited`` options, once per
+        (schema node, options). Cycles through ``$ref`` reuse the node being built, so
+        recursive schemas compile."""
         if depth > _MAX_SCHEMA_DEPTH:
             raise self.error(pointer, f"schema nests deeper than {_MAX_SCHEMA_DEPTH} levels")
-        flat = self.flatten(schema, pointer)
+        resolved = self.flatten(schema, pointer)
+        flat = resolved.keywords
+        own = flat.get("x-leafscore")
+        if "x-leafscore" in flat and not isinstance(own, Mapping):
+            raise self.error(f"{pointer}/x-leafscore", f"x-leafscore must be an object, "
+                                                       f"not {json.dumps(own)}")
         try:
-            options = inherited.merged(flat.get("x-leafscore"))
+            options = inherited.merged(own)
         except ValueError as exc:
             raise self.error(f"{pointer}/x-leafscore", str(exc)) from None
+        key = (id(resolved), options)
+        if key not in self.memo:
+            self.node(resolved, pointer, options, depth, key)
+        return self.memo[key][1]
+
+    def node(self, resolved: _Flat, pointer: str, options: Options, depth: int,
+             key: tuple[int, Options]) -> Any:
+        """The node of one resolved schema under its own ``options``. Containers enter the
+        memo under ``key`` before their children, so a ``$ref`` back to them reuses them."""
         if options.compare == "ignore":
+            self.memo[key] = (resolved, IGNORED)
             return IGNORED
+        flat = resolved.keywords
         types = _types(flat)
-        if flat.get("x-leafscore-mix") or (types is not None and len(types) > 1):
-            return Leaf(options.compare or "mix", options, bool(flat.get("x-leafscore-dated")))
+        if resolved.mix is not None or (types is not None and len(types) > 1):
+            leaf = Leaf(options.compare or "mix", options, bool(resolved.mix))
+            self.memo[key] = (resolved, leaf)
+            return leaf
         kind = types[0] if types else None
         if kind == "object" or (kind is None and "properties" in flat):
-            node = self.memo[key] = ObjectNode(None)
+            node = ObjectNode(None)
+            self.memo[key] = (resolved, node)
             properties = flat.get("properties")
             if isinstance(properties, Mapping):
                 node.properties = {
-                    name: self.compile(sub, f"{pointer}/properties/{name}", options, depth + 1)
+                    name: self.compile(sub, f"{pointer}/properties/{_token(name)}", options,
+                                       depth + 1)
                     for name, sub in properties.items()
                 }
             else:
@@ -909,12 +967,15 @@ class _Compiler:
                 node.values = self.compile(sub, where, options, depth + 1)
             return node
         if kind == "array" or (kind is None and "items" in flat):
-            array = self.memo[key] = ArrayNode(None, options.ordered)
+            array = ArrayNode(None, options.ordered)
+            self.memo[key] = (resolved, array)
             items = flat.get("items")
             sub = items if isinstance(items, dict | bool) else True
             array.items = self.compile(sub, f"{pointer}/items", options, depth + 1)
             return array
-        return Leaf(self.leaf_compare(flat, kind, options, pointer), options)
+        leaf = Leaf(self.leaf_compare(flat, kind, options, pointer), options)
+        self.memo[key] = (resolved, leaf)
+        return leaf
 
     def leaf_compare(self, flat: Mapping[str, Any], kind: str | None, options: Options,
                      pointer: str) -> str:
