@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import hashlib
 import itertools
 import json
@@ -1247,10 +1248,9 @@ class _Scorer:
         of every unpaired item (spec 2.0 §5, §7 Pairing)."""
         item = node.items
         item_field = f"{field}[]"
-        wanted = {ObjectNode: dict, ArrayNode: list}.get(type(item))
-        left = [(i, v) for i, v in enumerate(label) if not is_empty(v)]
-        right = [(j, v) for j, v in enumerate(result)
-                 if not is_empty(v) and (wanted is None or isinstance(v, wanted))]
+        # an item of the wrong JSON kind is dropped as empty on both sides (identity)
+        left = [(i, v) for i, v in enumerate(label) if _kept(item, v)]
+        right = [(j, v) for j, v in enumerate(result) if _kept(item, v)]
         if node.ordered:
             pairs = [(k, k, None) for k in range(min(len(left), len(right)))]
         else:
@@ -1286,7 +1286,8 @@ class _Scorer:
         if depth > self.MAX_DEPTH or not isinstance(value, kind):
             return "json:" + canon_exact(value)
         if isinstance(node, ArrayNode):
-            parts = [s for v in value if (s := self.signature(node.items, v, depth + 1))]
+            parts = [s for v in value
+                     if _kept(node.items, v) and (s := self.signature(node.items, v, depth + 1))]
             if not parts:
                 return None
             return "[" + ",".join(parts if node.ordered else sorted(parts)) + "]"
@@ -1329,9 +1330,9 @@ class _Scorer:
         values_left = [left[k][1] for k in rest_left]
         values_right = [right[k][1] for k in rest_right]
         flat = _flat_leaves(item)
-        if flat is not None:
-            chosen = self.match_flat(flat, values_left, values_right)
-            return pairs + [(rest_left[r], rest_right[c], None) for r, c in chosen]
+        chosen_flat = None if flat is None else self.match_flat(flat, values_left, values_right)
+        if chosen_flat is not None:
+            return pairs + [(rest_left[r], rest_right[c], None) for r, c in chosen_flat]
         addresses = [f"{address}[{left[k][0]}]" for k in rest_left]
         if exact:
             chosen = self.match_lazy(item, values_left, values_right, addresses, field, depth)
@@ -1468,17 +1469,21 @@ class _Scorer:
         return out
 
     def match_flat(self, flat: list[tuple[tuple[str, ...], Leaf]], left: list, right: list,
-                   ) -> list[tuple[int, int]]:
+                   ) -> list[tuple[int, int]] | None:
         """:meth:`match` for object items whose leaves are all hashable and outside arrays:
         pair weights come from sparse products of item-by-key incidence matrices (correct
-        leaves = shared keys) and bit masks (leaves present on both sides)."""
+        leaves = shared keys) and bit masks (leaves present on both sides). None when a
+        label item holds a non-empty value of the wrong kind at an inner object: the walk
+        scores that as one exact-JSON leaf, which these keys do not see."""
         vocabulary: dict[tuple, int] = {}
         tags_seen: list[set[str]] = [set() for _ in flat]
         rows, cols, masks_left = [], [], []
         for r, value in enumerate(left):
             mask = 0
             for bit, (path, leaf) in enumerate(flat):
-                v = _get_path(value, path)
+                v = _get_path(value, path, _FAULT)
+                if v is _FAULT:
+                    return None
                 if is_empty(v):
                     continue
                 mask |= 1 << bit
@@ -1521,11 +1526,23 @@ def _children(node: ObjectNode | ArrayNode, value: dict | list, path: str, depth
               ) -> list[tuple[Any, Any, str, int]]:
     """(node, value, field path, depth) of the members or items of a container value."""
     if isinstance(node, ArrayNode):
-        return [(node.items, item, f"{path}[]", depth + 1) for item in value]
+        return [(node.items, item, f"{path}[]", depth + 1) for item in value
+                if _kept(node.items, item)]
     if node.properties is None:
         return [(node.values, v, _join(path, k), depth + 1) for k, v in value.items()]
     return [(child, value.get(k), _join(path, k), depth + 1)
             for k, child in node.properties.items()]
+
+
+def _kept(item: Any, value: Any) -> bool:
+    """Whether an array item takes part in matching: non-empty, and of the JSON kind its
+    node needs when that node is an object or an array (spec 2.0 §7: a wrong-kind item is
+    dropped as empty from the label as from the result)."""
+    if is_empty(value):
+        return False
+    if isinstance(item, ObjectNode):
+        return isinstance(value, dict)
+    return isinstance(value, list) if isinstance(item, ArrayNode) else True
 
 
 def _numbered(keys: list[tuple]) -> Iterator[tuple[tuple, int]]:
@@ -1537,15 +1554,79 @@ def _numbered(keys: list[tuple]) -> Iterator[tuple[tuple, int]]:
         yield key, count[key]
 
 
+_NEEDS_QUOTES = re.compile(r'[.\[\]"\\]')
+
+
+@functools.lru_cache(maxsize=4096)
+def _quoted(name: str) -> str | None:
+    """``["<name>"]`` (JSON string escaping) for a member name that is empty or holds
+    ``.`` ``[`` ``]`` ``"`` ``\\``, else None: such a name written bare could read as
+    another path (a member ``a.b`` against ``a`` -> ``b``)."""
+    if name and not _NEEDS_QUOTES.search(name):
+        return None
+    return f"[{json.dumps(name, ensure_ascii=False)}]"
+
+
 def _join(path: str, name: str) -> str:
-    return f"{path}.{name}" if path else str(name)
+    """The address or field path of member ``name`` below ``path`` (spec 2.0 §7: field
+    paths are unambiguous): ``a.b`` for ``{"a": {"b": ...}}``, ``["a.b"]`` for
+    ``{"a.b": ...}``, ``m[""]`` for an empty open-map key."""
+    name = str(name)
+    quoted = _quoted(name)
+    if quoted is not None:
+        return path + quoted
+    return f"{path}.{name}" if path else name
 
 
-def _get_path(value: Any, path: tuple[str, ...]) -> Any:
-    """``value[path[0]][path[1]]...``; None where a step is absent or not an object."""
+def normalize_field_path(text: str) -> str:
+    """A field path as the scorer writes it, from any spelling a user may give: bare
+    names joined by ``.``, ``[]`` after an array, and ``["<name>"]`` (a JSON string,
+    any escaping) for any name; ``["b"]`` and ``b`` are one path. Raises ValueError
+    for a path that does not read so (an unclosed quote, an empty bare name).
+
+    >>> normalize_field_path('lines[].["unit.price"]')
+    'lines[]["unit.price"]'
+    """
+    out, position, decoder = "", 0, json.JSONDecoder()
+    while position < len(text):
+        if text.startswith("[]", position):
+            out, position = out + "[]", position + 2
+            continue
+        if text.startswith('.["', position) and out:
+            position += 1  # a dot before a quoted name is optional
+        if text.startswith('["', position):
+            try:
+                name, end = decoder.raw_decode(text, position + 1)
+            except ValueError:
+                raise ValueError(f"field path {text!r}: unclosed quoted name") from None
+            if text[end : end + 1] != "]":
+                raise ValueError(f"field path {text!r}: a quoted name must end with ']'")
+            out, position = _join(out, name), end + 1
+            continue
+        if out:
+            if text[position] != ".":
+                raise ValueError(f"field path {text!r}: expected '.' at {position}")
+            position += 1
+        end = position
+        while end < len(text) and text[end] not in ".[":
+            end += 1
+        name = text[position:end]
+        if not name or _quoted(name) is not None:
+            raise ValueError(f"field path {text!r}: write the name at {position} as "
+                             '["<name>"]')
+        out, position = _join(out, name), end
+    return out
+
+
+_FAULT = object()
+
+
+def _get_path(value: Any, path: tuple[str, ...], fault: Any = None) -> Any:
+    """``value[path[0]][path[1]]...``; None where a step is absent or empty, ``fault``
+    where it is a non-empty value that is not an object."""
     for name in path:
         if not isinstance(value, dict):
-            return None
+            return None if is_empty(value) else fault
         value = value.get(name)
     return value
 
