@@ -1286,8 +1286,9 @@ class _Scorer:
         if depth > self.MAX_DEPTH or not isinstance(value, kind):
             return "json:" + canon_exact(value)
         if isinstance(node, ArrayNode):
-            parts = [s for v in value
-                     if _kept(node.items, v) and (s := self.signature(node.items, v, depth + 1))]
+            wanted = _ITEM_KIND.get(type(node.items))  # wrong-kind items are dropped
+            parts = [s for v in value if (wanted is None or isinstance(v, wanted))
+                     and (s := self.signature(node.items, v, depth + 1))]
             if not parts:
                 return None
             return "[" + ",".join(parts if node.ordered else sorted(parts)) + "]"
@@ -1526,23 +1527,24 @@ def _children(node: ObjectNode | ArrayNode, value: dict | list, path: str, depth
               ) -> list[tuple[Any, Any, str, int]]:
     """(node, value, field path, depth) of the members or items of a container value."""
     if isinstance(node, ArrayNode):
+        wanted = _ITEM_KIND.get(type(node.items))  # wrong-kind items are dropped
         return [(node.items, item, f"{path}[]", depth + 1) for item in value
-                if _kept(node.items, item)]
+                if wanted is None or isinstance(item, wanted)]
     if node.properties is None:
         return [(node.values, v, _join(path, k), depth + 1) for k, v in value.items()]
     return [(child, value.get(k), _join(path, k), depth + 1)
             for k, child in node.properties.items()]
 
 
+_ITEM_KIND: dict[type, type] = {ObjectNode: dict, ArrayNode: list}
+
+
 def _kept(item: Any, value: Any) -> bool:
     """Whether an array item takes part in matching: non-empty, and of the JSON kind its
     node needs when that node is an object or an array (spec 2.0 §7: a wrong-kind item is
     dropped as empty from the label as from the result)."""
-    if is_empty(value):
-        return False
-    if isinstance(item, ObjectNode):
-        return isinstance(value, dict)
-    return isinstance(value, list) if isinstance(item, ArrayNode) else True
+    wanted = _ITEM_KIND.get(type(item))
+    return (wanted is None or isinstance(value, wanted)) and not is_empty(value)
 
 
 def _numbered(keys: list[tuple]) -> Iterator[tuple[tuple, int]]:
