@@ -119,7 +119,9 @@ class Verdict:
 
     ``address`` is the concrete place (``lines[3].qty``: label item 3; a result item paired
     with no label item is written ``lines[r5].qty``), ``field`` the path per-field counts
-    group by (``lines[].qty``), ``kind`` a key of :data:`VERDICT_KINDS`. ``label`` and
+    group by (``lines[].qty``; a member name that is empty or holds ``.`` ``[`` ``]`` ``"``
+    ``\\`` is written ``["<name>"]``, so ``["a.b"]`` and ``a.b`` never meet), ``kind`` a
+    key of :data:`VERDICT_KINDS`. ``label`` and
     ``result`` are the raw JSON values as read (``None`` when absent); ``label_canon`` and
     ``result_canon`` are what the comparison saw, as JSON values: text as its canonical
     string, numbers as a plain decimal string (``"1240"``), dates as ISO text (an unreadable
@@ -602,9 +604,13 @@ def canon_number(value: Any, decimal_separator: str = ".") -> Decimal | None:
     string: surrounding whitespace, one currency (``\\p{Sc}`` or ISO 4217 code, before or
     after), a trailing ``%`` (value unchanged), grouping by ``,`` ``.`` space ``'`` ``_``
     (groups of exactly 3 digits, or Indian 2-digit groups before the last 3), at most one
-    sign marker (``-5``, ``5-``, ``(5)``, ``$-5``), ``.5``, exponents. With both ``,`` and
-    ``.`` the last is the decimal mark; with one kind, it is the decimal mark only when it
-    is ``decimal_separator`` and appears once. ``"1,240.00"`` -> ``Decimal("1240.00")``.
+    sign marker (``-5``, ``5-``, ``(5)``, ``$-5``, ``$(5)``, ``(5) USD``), ``.5``,
+    exponents. With both ``,`` and ``.`` the last is the decimal mark; with one kind, it
+    is the decimal mark only when it is ``decimal_separator`` and appears once. The
+    mantissa of exponent notation is never grouped: its one ``.`` or ``,`` is the decimal
+    mark (``"1,5e-3"`` -> 0.0015 in either field). A first group starting with ``0`` never
+    groups thousands, and a trailing mark (``"7."``) is read only when it is
+    ``decimal_separator``. ``"1,240.00"`` -> ``Decimal("1240.00")``.
     """
     if isinstance(value, str):
         number = _read_number_text(value, decimal_separator)
