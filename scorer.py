@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import functools
 import hashlib
 import itertools
 import json
@@ -147,7 +148,9 @@ class Verdict:
 
     ``address`` is the concrete place (``lines[3].qty``: label item 3; a result item paired
     with no label item is written ``lines[r5].qty``), ``field`` the path per-field counts
-    group by (``lines[].qty``), ``kind`` a key of :data:`VERDICT_KINDS`. ``label`` and
+    group by (``lines[].qty``; a member name that is empty or holds ``.`` ``[`` ``]`` ``"``
+    ``\\`` is written ``["<name>"]``, so ``["a.b"]`` and ``a.b`` never meet), ``kind`` a
+    key of :data:`VERDICT_KINDS`. ``label`` and
     ``result`` are the raw JSON values as read (``None`` when absent); ``label_canon`` and
     ``result_canon`` are what the comparison saw, as JSON values: text as its canonical
     string, numbers as a plain decimal string (``"1240"``), dates as ISO text (an unreadable
@@ -252,7 +255,7 @@ class Options:
     def merged(self, mapping: Mapping[str, Any] | None) -> Options:
         """A copy with ``mapping``'s options set. Raises ValueError naming an unknown key
         or a bad value (the message quotes the value and, for choices, the choices)."""
-        if not mapping:
+        if mapping is None:
             return self
         if not isinstance(mapping, Mapping):
             raise ValueError(f"x-leafscore must be an object, not {mapping!r}")
@@ -510,81 +513,121 @@ _ISO_4217_CODES = (
     XPF YER ZAR ZMW ZWL"""
 )
 _ISO_4217 = frozenset(_ISO_4217_CODES.split())
-_CURRENCY_FRONT = regex.compile(r"(?:\p{Sc}|[a-z]{3}(?![a-z]))\s*", regex.IGNORECASE)
-_CURRENCY_BACK = regex.compile(r"\s*(?:\p{Sc}|(?<![a-z])[a-z]{3})$", regex.IGNORECASE)
-_MANTISSA = regex.compile(r"([0-9., '_]*[0-9][0-9., '_]*|[0-9]*\.[0-9]+)(?:[eE]([+-]?[0-9]+))?")
-_WESTERN = regex.compile(r"[0-9]{1,3}(?:G[0-9]{3})+")
-_INDIAN = regex.compile(r"[0-9]{1,2}(?:G[0-9]{2})*G[0-9]{3}")
+_DIGITS = frozenset("0123456789")
+_GROUPING = frozenset(",. '_")  # NFKC has already made NBSP and thin spaces plain spaces
+_EXPONENT = regex.compile(r"[+-]?[0-9]{1,9}")
 _Q6 = Decimal("0.000001")
 
 
-def _strip_currency(text: str, pattern: regex.Pattern, front: bool) -> tuple[str, bool]:
-    """``text`` without one currency marker at its front or back, and whether one was there."""
-    match = pattern.match(text) if front else pattern.search(text)
-    if not match:
-        return text, False
-    code = match.group().strip()
-    if code.isalpha() and code.upper() not in _ISO_4217:
-        return text, False
-    return (text[match.end() :] if front else text[: match.start()]), True
+def _currency_at(text: str, front: bool) -> int:
+    """Length of one currency marker (``\\p{Sc}`` or an ISO 4217 code in any case, standing
+    apart from other letters) at the front or back of ``text``, or 0."""
+    edge = text[:1] if front else text[-1:]
+    if edge and unicodedata.category(edge) == "Sc":
+        return 1
+    code = text[:3] if front else text[-3:]
+    beside = text[3:4] if front else text[-4:-3]
+    if code.upper() in _ISO_4217 and not beside.isalpha():
+        return 3
+    return 0
+
+
+def _peel(text: str) -> tuple[str, bool] | None:
+    """The bare numeral of a number string and whether it is negative, or None.
+
+    Sign, currency and accounting parentheses combine in any order around the numeral
+    (``$(1,234)``, ``($1,234)``, ``(500) USD``, ``-$5``, ``5-``), each at most once, and a
+    ``%`` may close it; parentheses are one sign marker, so ``-($5)`` is unreadable. Each
+    step strips a known character, so the loop is linear in the markers, never the digits.
+    """
+    signs = currencies = opened = closed = percents = 0
+    negative = False
+    while text:
+        size = _currency_at(text, front=True)
+        if text[0] in "+-":
+            signs, negative, text = signs + 1, negative or text[0] == "-", text[1:]
+        elif text[0] == "(":
+            opened, text = opened + 1, text[1:]
+        elif size:
+            currencies, text = currencies + 1, text[size:]
+        else:
+            break
+        if signs + opened > 1 or currencies > 1:
+            return None  # bail out at once, so a run of markers costs no quadratic slicing
+        text = text.lstrip()
+    while text:
+        size = _currency_at(text, front=False)
+        if text[-1] == "-":
+            signs, negative, text = signs + 1, True, text[:-1]
+        elif text[-1] == ")":
+            closed, text = closed + 1, text[:-1]
+        elif text[-1] == "%":
+            percents, text = percents + 1, text[:-1]
+        elif size:
+            currencies, text = currencies + 1, text[:-size]
+        else:
+            break
+        if signs + closed > 1 or currencies > 1 or percents > 1:
+            return None
+        text = text.rstrip()
+    if opened != closed or signs + opened > 1 or currencies > 1 or percents > 1:
+        return None
+    return text, negative or opened == 1
+
+
+def _grouped(whole: str, mark: str) -> str | None:
+    """The digits of an integer part grouped by ``mark``: western groups of 3
+    (``1,234,567``) or Indian 2-digit groups before the last 3 (``12,34,567``). A first
+    group starting with ``0`` is never a thousands group (``0,456`` is not 456)."""
+    groups = whole.split(mark)
+    first, middle, last = groups[0], groups[1:-1], groups[-1]
+    if not first or first[0] == "0" or len(last) != 3 or len(first) > 3:
+        return None
+    sizes = {len(g) for g in middle}
+    if not (sizes <= {3} or (len(first) <= 2 and sizes <= {2})):
+        return None
+    return "".join(groups)
 
 
 def _read_number_text(text: str, decimal_separator: str) -> Decimal | None:
     """The exact value of a numeric string (spec 2.0 §3 number and §7), or None."""
-    text = _DASH.sub("-", unicodedata.normalize("NFKC", text)).strip()
-    negative, signs, currencies = False, 0, 0
-    if text.startswith("(") and text.endswith(")"):
-        negative, signs, text = True, 1, text[1:-1].strip()
-    if text.endswith("%"):
-        text = text[:-1].strip()
-    for _ in range(3):  # sign and currency before the number, in either order
-        if text[:1] in ("+", "-"):
-            negative, signs, text = negative or text[0] == "-", signs + 1, text[1:].lstrip()
-            continue
-        text, found = _strip_currency(text, _CURRENCY_FRONT, front=True)
-        if not found:
-            break
-        currencies += 1
-    for _ in range(3):  # trailing sign and currency after the number
-        if text.endswith("-"):
-            negative, signs, text = True, signs + 1, text[:-1].rstrip()
-            continue
-        text, found = _strip_currency(text, _CURRENCY_BACK, front=False)
-        if not found:
-            break
-        currencies += 1
-    if text.endswith("%"):
-        text = text[:-1].strip()
-    match = _MANTISSA.fullmatch(text)
-    if signs > 1 or currencies > 1 or not match:
+    peeled = _peel(_DASH.sub("-", unicodedata.normalize("NFKC", text)).strip())
+    if peeled is None:
         return None
-    mantissa, exponent = match.group(1), match.group(2)
-    marks = {ch for ch in mantissa if not ch.isdigit()}
+    numeral, negative = peeled
+    mantissa, e, exponent = numeral.replace("E", "e").partition("e")
+    if e and not _EXPONENT.fullmatch(exponent):
+        return None
+    marks = [ch for ch in mantissa if ch not in _DIGITS]
+    kinds = set(marks)
+    if not kinds <= _GROUPING or len(marks) == len(mantissa):
+        return None  # a foreign character, or no digit at all
     decimal = None
-    if "." in marks and "," in marks:
+    if e:
+        # the mantissa of exponent notation carries no grouping: its one mark is decimal
+        if len(marks) > 1 or not kinds <= {".", ","}:
+            return None
+        decimal = marks[0] if marks else None
+    elif "." in kinds and "," in kinds:
         decimal = "." if mantissa.rfind(".") > mantissa.rfind(",") else ","
-    elif decimal_separator in marks and mantissa.count(decimal_separator) == 1:
+    elif marks.count(decimal_separator) == 1:
         decimal = decimal_separator
-    elif "." in marks and mantissa.count(".") == 1 and mantissa.startswith("."):
+    elif marks == ["."] and mantissa.startswith("."):
         decimal = "."  # ".5": a missing integer part
+    whole, fraction = mantissa, ""
     if decimal is not None:
-        if mantissa.count(decimal) != 1:
+        if marks.count(decimal) != 1:
             return None
-        whole, fraction = mantissa.split(decimal)
-        marks.discard(decimal)
-    else:
-        whole, fraction = mantissa, ""
-    if len(marks) > 1 or (fraction and not fraction.isdigit()):
+        whole, _, fraction = mantissa.partition(decimal)
+        if not fraction and decimal != decimal_separator:
+            return None  # "7." reads 7 only where "." is the field's decimal mark
+        kinds.discard(decimal)
+    if len(kinds) > 1 or not set(fraction) <= _DIGITS or not (whole or fraction):
         return None
-    if marks:
-        grouped = whole.replace(marks.pop(), "G")
-        if not (_WESTERN.fullmatch(grouped) or _INDIAN.fullmatch(grouped)):
+    if kinds:
+        whole = _grouped(whole, kinds.pop())
+        if whole is None:
             return None
-        whole = grouped.replace("G", "")
-    if (whole and not whole.isdigit()) or not (whole or fraction):
-        return None
-    if exponent is not None and len(exponent.lstrip("+-")) > 9:
-        return None
     number = Decimal(f"{whole or '0'}.{fraction or '0'}e{exponent or 0}")
     return number.copy_negate() if negative else number  # exact, whatever the exponent
 
@@ -597,9 +640,13 @@ def canon_number(value: Any, decimal_separator: str = ".") -> Decimal | None:
     string: surrounding whitespace, one currency (``\\p{Sc}`` or ISO 4217 code, before or
     after), a trailing ``%`` (value unchanged), grouping by ``,`` ``.`` space ``'`` ``_``
     (groups of exactly 3 digits, or Indian 2-digit groups before the last 3), at most one
-    sign marker (``-5``, ``5-``, ``(5)``, ``$-5``), ``.5``, exponents. With both ``,`` and
-    ``.`` the last is the decimal mark; with one kind, it is the decimal mark only when it
-    is ``decimal_separator`` and appears once. ``"1,240.00"`` -> ``Decimal("1240.00")``.
+    sign marker (``-5``, ``5-``, ``(5)``, ``$-5``, ``$(5)``, ``(5) USD``), ``.5``,
+    exponents. With both ``,`` and ``.`` the last is the decimal mark; with one kind, it
+    is the decimal mark only when it is ``decimal_separator`` and appears once. The
+    mantissa of exponent notation is never grouped: its one ``.`` or ``,`` is the decimal
+    mark (``"1,5e-3"`` -> 0.0015 in either field). A first group starting with ``0`` never
+    groups thousands, and a trailing mark (``"7."``) is read only when it is
+    ``decimal_separator``. ``"1,240.00"`` -> ``Decimal("1240.00")``.
     """
     if isinstance(value, str):
         number = _read_number_text(value, decimal_separator)
@@ -795,6 +842,30 @@ def _is_object_branch(schema: Mapping[str, Any]) -> bool:
     return types == ["object"] or (types is None and "properties" in schema)
 
 
+@dataclass(frozen=True, slots=True)
+class _Flat:
+    """One schema node with ``$ref``/``allOf``/``anyOf``/``oneOf`` resolved: its plain
+    ``keywords``, and ``mix`` (None, or whether the mixed leaf's strings are dates) when an
+    ``anyOf``/``oneOf`` made it one leaf compared by JSON kind. The compiler's own state
+    lives here, never in schema keys, so no schema can set it."""
+
+    keywords: dict[str, Any]
+    mix: bool | None = None
+
+    def over(self, top: _Flat) -> _Flat:
+        """``self`` overlaid by ``top`` (see :func:`_merge_schema`); a later mix wins. A bare
+        ``$ref`` returns its target's own record, so every use of a target shares one node."""
+        if not top.keywords and top.mix is None:
+            return self
+        mix = top.mix if top.mix is not None else self.mix
+        return _Flat(_merge_schema(self.keywords, top.keywords), mix)
+
+
+def _token(name: str) -> str:
+    """``name`` as one RFC 6901 pointer token (``~`` -> ``~0``, ``/`` -> ``~1``)."""
+    return name.replace("~", "~0").replace("/", "~1")
+
+
 class _Compiler:
     """Compiles one schema into nodes. ``file`` names it in errors; ``defaults`` are the
     benchmark-wide options every node inherits."""
@@ -804,23 +875,39 @@ class _Compiler:
         resource = DRAFT202012.create_resource(schema if isinstance(schema, dict) else {})
         uri = "urn:leafscore:schema"
         self.resolver = Registry().with_resource(uri, resource).resolver(base_uri=uri)
-        self.memo: dict[tuple[int, Options], Any] = {}
+        # (id of a resolved record, options) -> (the record, kept so its id is never
+        # reused; its node): each node is compiled once, however many $refs reach it
+        self.memo: dict[tuple[int, Options], tuple[_Flat, Any]] = {}
+        # id(node) -> (node, its _Flat): the node is kept so its id is never reused, and
+        # each node is resolved once, so anyOf chains through $defs cost their size.
+        self.flat_memo: dict[int, tuple[Any, _Flat]] = {}
 
     def error(self, pointer: str, reason: str) -> ScoringError:
         return ScoringError(self.file, pointer, reason)
 
-    def flatten(self, schema: Any, pointer: str, refs: tuple[str, ...] = ()) -> dict[str, Any]:
+    def flatten(self, schema: Any, pointer: str, refs: tuple[str, ...] = ()) -> _Flat:
         """One schema node with ``$ref``, ``allOf``, ``anyOf``/``oneOf`` resolved into
-        plain keywords (spec 2.0 §2, §7 Schema). Raises ScoringError."""
+        plain keywords (spec 2.0 §2, §7 Schema). Raises ScoringError.
+
+        Remembered per node: a resolved node does not depend on the ``$ref`` path that
+        reached it (a cycle through it would have failed its own resolution first)."""
         if schema is True:
-            return {}
+            return _Flat({})
         if schema is False:
-            return {"x-leafscore": {"compare": "ignore"}}
+            return _Flat({"x-leafscore": {"compare": "ignore"}})
         if not isinstance(schema, dict):
             raise self.error(pointer, f"a schema must be an object or a boolean, not {schema!r}")
+        found = self.flat_memo.get(id(schema))
+        if found is not None:
+            return found[1]
         if len(refs) > _MAX_SCHEMA_DEPTH:
             raise self.error(pointer, "schema nests $ref too deeply")
-        out: dict[str, Any] = {}
+        for key in schema:
+            if isinstance(key, str) and key.startswith("x-leafscore") and key != "x-leafscore":
+                raise self.error(f"{pointer}/{_token(key)}",
+                                 f"{key!r} is not a schema keyword; only 'x-leafscore' "
+                                 "configures scoring")
+        out = _Flat({})
         if "$ref" in schema:
             ref = schema["$ref"]
             where = f"{pointer}/$ref"
@@ -838,64 +925,82 @@ class _Compiler:
         if not isinstance(members, list):
             raise self.error(f"{pointer}/allOf", "allOf must be a list")
         for position, member in enumerate(members):
-            out = _merge_schema(out, self.flatten(member, f"{pointer}/allOf/{position}", refs))
+            out = out.over(self.flatten(member, f"{pointer}/allOf/{position}", refs))
         for keyword in ("anyOf", "oneOf"):
             if keyword in schema:
-                out = _merge_schema(out, self.choose(schema[keyword], f"{pointer}/{keyword}", refs))
-        own = {k: v for k, v in schema.items() if k not in _STRUCTURE}
-        out = _merge_schema(out, own)
-        declared = out.get("type")
+                out = out.over(self.choose(schema[keyword], f"{pointer}/{keyword}", refs))
+        out = out.over(_Flat({k: v for k, v in schema.items() if k not in _STRUCTURE}))
+        declared = out.keywords.get("type")
         listed = declared if isinstance(declared, list) else [declared]
         if declared is not None and not all(isinstance(t, str) for t in listed):
             raise self.error(f"{pointer}/type", f"type must be a string or a list of strings, "
                                                 f"not {declared!r}")
+        self.flat_memo[id(schema)] = (schema, out)
         return out
 
-    def choose(self, branches: Any, pointer: str, refs: tuple[str, ...]) -> dict[str, Any]:
+    def choose(self, branches: Any, pointer: str, refs: tuple[str, ...]) -> _Flat:
         """An ``anyOf``/``oneOf`` as one schema: null branches make it nullable; one other
         branch is that branch; several object branches merge their properties; any other
         mix is one leaf compared by the label value's JSON kind."""
         if not isinstance(branches, list) or not branches:
             raise self.error(pointer, "anyOf/oneOf must be a non-empty list")
         flat = [self.flatten(b, f"{pointer}/{i}", refs) for i, b in enumerate(branches)]
-        kept = [b for b in flat if not _is_null_branch(b)]
+        kept = [b for b in flat if not _is_null_branch(b.keywords)]
         if not kept:
-            return {"type": "null"}
+            return _Flat({"type": "null"})
         if len(kept) == 1:
             return kept[0]
-        if all(_is_object_branch(b) for b in kept):
-            merged: dict[str, Any] = {}
+        if all(_is_object_branch(b.keywords) and b.mix is None for b in kept):
+            merged = _Flat({})
             for branch in kept:
-                merged = _merge_schema(merged, branch)
+                merged = merged.over(branch)
             return merged
-        dated = any(b.get("format") in ("date", "date-time") for b in kept)
-        return {"type": ["string", "number"], "x-leafscore-mix": True, "x-leafscore-dated": dated}
+        dated = any(b.keywords.get("format") in ("date", "date-time") or b.mix for b in kept)
+        return _Flat({"type": ["string", "number"]}, mix=dated)
 
     def compile(self, schema: Any, pointer: str, inherited: Options, depth: int = 0) -> Any:
-        """The node for ``schema`` at ``pointer`` under ``inherited`` options. Cycles through
-        ``$ref`` reuse the node being built, so recursive schemas compile."""
-        key = (id(schema), inherited)
-        if key in self.memo:
-            return self.memo[key]
+        """The node for ``schema`` at ``pointer`` under ``inherited`` options, once per
+        (schema node, options). Cycles through ``$ref`` reuse the node being built, so
+        recursive schemas compile."""
         if depth > _MAX_SCHEMA_DEPTH:
             raise self.error(pointer, f"schema nests deeper than {_MAX_SCHEMA_DEPTH} levels")
-        flat = self.flatten(schema, pointer)
+        resolved = self.flatten(schema, pointer)
+        flat = resolved.keywords
+        own = flat.get("x-leafscore")
+        if "x-leafscore" in flat and not isinstance(own, Mapping):
+            raise self.error(f"{pointer}/x-leafscore", f"x-leafscore must be an object, "
+                                                       f"not {json.dumps(own)}")
         try:
-            options = inherited.merged(flat.get("x-leafscore"))
+            options = inherited.merged(own)
         except ValueError as exc:
             raise self.error(f"{pointer}/x-leafscore", str(exc)) from None
+        key = (id(resolved), options)
+        if key not in self.memo:
+            self.node(resolved, pointer, options, depth, key)
+        return self.memo[key][1]
+
+    def node(self, resolved: _Flat, pointer: str, options: Options, depth: int,
+             key: tuple[int, Options]) -> Any:
+        """The node of one resolved schema under its own ``options``. Containers enter the
+        memo under ``key`` before their children, so a ``$ref`` back to them reuses them."""
         if options.compare == "ignore":
+            self.memo[key] = (resolved, IGNORED)
             return IGNORED
+        flat = resolved.keywords
         types = _types(flat)
-        if flat.get("x-leafscore-mix") or (types is not None and len(types) > 1):
-            return Leaf(options.compare or "mix", options, bool(flat.get("x-leafscore-dated")))
+        if resolved.mix is not None or (types is not None and len(types) > 1):
+            leaf = Leaf(options.compare or "mix", options, bool(resolved.mix))
+            self.memo[key] = (resolved, leaf)
+            return leaf
         kind = types[0] if types else None
         if kind == "object" or (kind is None and "properties" in flat):
-            node = self.memo[key] = ObjectNode(None)
+            node = ObjectNode(None)
+            self.memo[key] = (resolved, node)
             properties = flat.get("properties")
             if isinstance(properties, Mapping):
                 node.properties = {
-                    name: self.compile(sub, f"{pointer}/properties/{name}", options, depth + 1)
+                    name: self.compile(sub, f"{pointer}/properties/{_token(name)}", options,
+                                       depth + 1)
                     for name, sub in properties.items()
                 }
             else:
@@ -905,12 +1010,15 @@ class _Compiler:
                 node.values = self.compile(sub, where, options, depth + 1)
             return node
         if kind == "array" or (kind is None and "items" in flat):
-            array = self.memo[key] = ArrayNode(None, options.ordered)
+            array = ArrayNode(None, options.ordered)
+            self.memo[key] = (resolved, array)
             items = flat.get("items")
             sub = items if isinstance(items, dict | bool) else True
             array.items = self.compile(sub, f"{pointer}/items", options, depth + 1)
             return array
-        return Leaf(self.leaf_compare(flat, kind, options, pointer), options)
+        leaf = Leaf(self.leaf_compare(flat, kind, options, pointer), options)
+        self.memo[key] = (resolved, leaf)
+        return leaf
 
     def leaf_compare(self, flat: Mapping[str, Any], kind: str | None, options: Options,
                      pointer: str) -> str:
@@ -1182,10 +1290,9 @@ class _Scorer:
         of every unpaired item (spec 2.0 §5, §7 Pairing)."""
         item = node.items
         item_field = f"{field}[]"
-        wanted = {ObjectNode: dict, ArrayNode: list}.get(type(item))
-        left = [(i, v) for i, v in enumerate(label) if not is_empty(v)]
-        right = [(j, v) for j, v in enumerate(result)
-                 if not is_empty(v) and (wanted is None or isinstance(v, wanted))]
+        # an item of the wrong JSON kind is dropped as empty on both sides (identity)
+        left = [(i, v) for i, v in enumerate(label) if _kept(item, v)]
+        right = [(j, v) for j, v in enumerate(result) if _kept(item, v)]
         if node.ordered:
             pairs = [(k, k, None) for k in range(min(len(left), len(right)))]
         else:
@@ -1221,7 +1328,9 @@ class _Scorer:
         if depth > self.MAX_DEPTH or not isinstance(value, kind):
             return "json:" + canon_exact(value)
         if isinstance(node, ArrayNode):
-            parts = [s for v in value if (s := self.signature(node.items, v, depth + 1))]
+            wanted = _ITEM_KIND.get(type(node.items))  # wrong-kind items are dropped
+            parts = [s for v in value if (wanted is None or isinstance(v, wanted))
+                     and (s := self.signature(node.items, v, depth + 1))]
             if not parts:
                 return None
             return "[" + ",".join(parts if node.ordered else sorted(parts)) + "]"
@@ -1264,9 +1373,9 @@ class _Scorer:
         values_left = [left[k][1] for k in rest_left]
         values_right = [right[k][1] for k in rest_right]
         flat = _flat_leaves(item)
-        if flat is not None:
-            chosen = self.match_flat(flat, values_left, values_right)
-            return pairs + [(rest_left[r], rest_right[c], None) for r, c in chosen]
+        chosen_flat = None if flat is None else self.match_flat(flat, values_left, values_right)
+        if chosen_flat is not None:
+            return pairs + [(rest_left[r], rest_right[c], None) for r, c in chosen_flat]
         addresses = [f"{address}[{left[k][0]}]" for k in rest_left]
         if exact:
             chosen = self.match_lazy(item, values_left, values_right, addresses, field, depth)
@@ -1403,17 +1512,21 @@ class _Scorer:
         return out
 
     def match_flat(self, flat: list[tuple[tuple[str, ...], Leaf]], left: list, right: list,
-                   ) -> list[tuple[int, int]]:
+                   ) -> list[tuple[int, int]] | None:
         """:meth:`match` for object items whose leaves are all hashable and outside arrays:
         pair weights come from sparse products of item-by-key incidence matrices (correct
-        leaves = shared keys) and bit masks (leaves present on both sides)."""
+        leaves = shared keys) and bit masks (leaves present on both sides). None when a
+        label item holds a non-empty value of the wrong kind at an inner object: the walk
+        scores that as one exact-JSON leaf, which these keys do not see."""
         vocabulary: dict[tuple, int] = {}
         tags_seen: list[set[str]] = [set() for _ in flat]
         rows, cols, masks_left = [], [], []
         for r, value in enumerate(left):
             mask = 0
             for bit, (path, leaf) in enumerate(flat):
-                v = _get_path(value, path)
+                v = _get_path(value, path, _FAULT)
+                if v is _FAULT:
+                    return None
                 if is_empty(v):
                     continue
                 mask |= 1 << bit
@@ -1456,11 +1569,24 @@ def _children(node: ObjectNode | ArrayNode, value: dict | list, path: str, depth
               ) -> list[tuple[Any, Any, str, int]]:
     """(node, value, field path, depth) of the members or items of a container value."""
     if isinstance(node, ArrayNode):
-        return [(node.items, item, f"{path}[]", depth + 1) for item in value]
+        wanted = _ITEM_KIND.get(type(node.items))  # wrong-kind items are dropped
+        return [(node.items, item, f"{path}[]", depth + 1) for item in value
+                if wanted is None or isinstance(item, wanted)]
     if node.properties is None:
         return [(node.values, v, _join(path, k), depth + 1) for k, v in value.items()]
     return [(child, value.get(k), _join(path, k), depth + 1)
             for k, child in node.properties.items()]
+
+
+_ITEM_KIND: dict[type, type] = {ObjectNode: dict, ArrayNode: list}
+
+
+def _kept(item: Any, value: Any) -> bool:
+    """Whether an array item takes part in matching: non-empty, and of the JSON kind its
+    node needs when that node is an object or an array (spec 2.0 §7: a wrong-kind item is
+    dropped as empty from the label as from the result)."""
+    wanted = _ITEM_KIND.get(type(item))
+    return (wanted is None or isinstance(value, wanted)) and not is_empty(value)
 
 
 def _numbered(keys: list[tuple]) -> Iterator[tuple[tuple, int]]:
@@ -1472,15 +1598,79 @@ def _numbered(keys: list[tuple]) -> Iterator[tuple[tuple, int]]:
         yield key, count[key]
 
 
+_NEEDS_QUOTES = re.compile(r'[.\[\]"\\]')
+
+
+@functools.lru_cache(maxsize=4096)
+def _quoted(name: str) -> str | None:
+    """``["<name>"]`` (JSON string escaping) for a member name that is empty or holds
+    ``.`` ``[`` ``]`` ``"`` ``\\``, else None: such a name written bare could read as
+    another path (a member ``a.b`` against ``a`` -> ``b``)."""
+    if name and not _NEEDS_QUOTES.search(name):
+        return None
+    return f"[{json.dumps(name, ensure_ascii=False)}]"
+
+
 def _join(path: str, name: str) -> str:
-    return f"{path}.{name}" if path else str(name)
+    """The address or field path of member ``name`` below ``path`` (spec 2.0 §7: field
+    paths are unambiguous): ``a.b`` for ``{"a": {"b": ...}}``, ``["a.b"]`` for
+    ``{"a.b": ...}``, ``m[""]`` for an empty open-map key."""
+    name = str(name)
+    quoted = _quoted(name)
+    if quoted is not None:
+        return path + quoted
+    return f"{path}.{name}" if path else name
 
 
-def _get_path(value: Any, path: tuple[str, ...]) -> Any:
-    """``value[path[0]][path[1]]...``; None where a step is absent or not an object."""
+def normalize_field_path(text: str) -> str:
+    """A field path as the scorer writes it, from any spelling a user may give: bare
+    names joined by ``.``, ``[]`` after an array, and ``["<name>"]`` (a JSON string,
+    any escaping) for any name; ``["b"]`` and ``b`` are one path. Raises ValueError
+    for a path that does not read so (an unclosed quote, an empty bare name).
+
+    >>> normalize_field_path('lines[].["unit.price"]')
+    'lines[]["unit.price"]'
+    """
+    out, position, decoder = "", 0, json.JSONDecoder()
+    while position < len(text):
+        if text.startswith("[]", position):
+            out, position = out + "[]", position + 2
+            continue
+        if text.startswith('.["', position) and out:
+            position += 1  # a dot before a quoted name is optional
+        if text.startswith('["', position):
+            try:
+                name, end = decoder.raw_decode(text, position + 1)
+            except ValueError:
+                raise ValueError(f"field path {text!r}: unclosed quoted name") from None
+            if text[end : end + 1] != "]":
+                raise ValueError(f"field path {text!r}: a quoted name must end with ']'")
+            out, position = _join(out, name), end + 1
+            continue
+        if out:
+            if text[position] != ".":
+                raise ValueError(f"field path {text!r}: expected '.' at {position}")
+            position += 1
+        end = position
+        while end < len(text) and text[end] not in ".[":
+            end += 1
+        name = text[position:end]
+        if not name or _quoted(name) is not None:
+            raise ValueError(f"field path {text!r}: write the name at {position} as "
+                             '["<name>"]')
+        out, position = _join(out, name), end
+    return out
+
+
+_FAULT = object()
+
+
+def _get_path(value: Any, path: tuple[str, ...], fault: Any = None) -> Any:
+    """``value[path[0]][path[1]]...``; None where a step is absent or empty, ``fault``
+    where it is a non-empty value that is not an object."""
     for name in path:
         if not isinstance(value, dict):
-            return None
+            return None if is_empty(value) else fault
         value = value.get(name)
     return value
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from leafscore.fields import field_table
+from scorer import normalize_field_path
 
 #: What ``Failure.target`` holds for the overall score.
 SCORE = "score"
@@ -46,10 +47,14 @@ class Failure:
 def parse_field_min(text: str) -> tuple[str, float]:
     """Read a ``PATH=X`` option: field path and minimum F1 in [0, 1].
 
-    The path is everything before the last ``=``, so a path may itself hold ``=``.
+    The path is everything before the last ``=``, so a path may itself hold ``=``. A
+    member name holding ``.`` ``[`` ``]`` ``"`` ``\\`` is written ``["<name>"]``, as the
+    scorer writes it; the path comes back in the scorer's own spelling.
 
     >>> parse_field_min("lines[].qty=0.9")
     ('lines[].qty', 0.9)
+    >>> parse_field_min('["a.b"]=0.5')
+    ('["a.b"]', 0.5)
 
     Raises
     ------
@@ -59,7 +64,7 @@ def parse_field_min(text: str) -> tuple[str, float]:
     path, sep, number = text.rpartition("=")
     if not sep or not path:
         raise ValueError(f"--field-min {text!r} is not PATH=X")
-    return path, check_threshold(number, name=f"--field-min {path}")
+    return normalize_field_path(path), check_threshold(number, name=f"--field-min {path}")
 
 
 def check_threshold(value: Any, *, name: str = "threshold") -> float:
@@ -111,7 +116,8 @@ def gate(
         value = run.system_score(system)
         if value is None or value < minimum:
             failures.append(Failure(SCORE, value, minimum))
-    wanted = [(path, check_threshold(x, name=f"--field-min {path}")) for path, x in field_min]
+    wanted = [(normalize_field_path(path), check_threshold(x, name=f"--field-min {path}"))
+              for path, x in field_min]
     if wanted:
         rows = {row.field: row for row in field_table(run, system)}
         unknown = [path for path, _ in wanted if path not in rows]

@@ -378,3 +378,32 @@ def hostile_schemas() -> st.SearchStrategy[Any]:
             )
         },
     )
+
+
+# -------------------------------------------------------------------------------------
+# Faulty labels (issue 9: identity holds for every label, valid or not)
+# -------------------------------------------------------------------------------------
+
+UNREADABLE = ("n/a", "NaN", "1e999999", "1,2,3", "(5", "--5", "not a date", "yes", "0,456",
+              "7.", "$(1,234)", "-")
+
+
+def faulty_values(node: Node) -> st.SearchStrategy[Any]:
+    """Values that break ``node`` anywhere below it: the wrong JSON kind at any node
+    (scalars and wrong containers at objects, arrays and maps, containers at leaves),
+    unreadable scalars, empties, and fitting values whose members break in turn."""
+    if node.kind == "scalar":
+        fitting = _scalar_values(node)
+    elif node.kind == "object":
+        fitting = st.fixed_dictionaries({k: faulty_values(v) for k, v in node.children.items()})
+    elif node.kind == "map":
+        fitting = st.dictionaries(json_keys, faulty_values(node.children["*"]), max_size=3)
+    else:
+        fitting = st.lists(faulty_values(node.children["[]"]), max_size=4)
+    odd = st.sampled_from((None, "", [], {}, *UNREADABLE))
+    return st.one_of(fitting, fitting, json_values(max_leaves=4), odd)
+
+
+def faulty_labels(tree: Node) -> st.SearchStrategy[dict[str, Any]]:
+    """Root labels (objects, as scoring needs) whose members are :func:`faulty_values`."""
+    return st.fixed_dictionaries({k: faulty_values(v) for k, v in tree.children.items()})

@@ -101,3 +101,22 @@ def test_a_threshold_with_more_decimals_shows_as_many():
 @given(value=st.floats(0.0, 1.0), threshold=st.floats(0.0, 1.0))
 def test_a_printed_value_never_crosses_the_threshold(value, threshold):
     assert (float(format_against(value, threshold)) >= threshold) == (value >= threshold)
+
+
+def test_a_field_min_path_may_quote_a_member_name_holding_a_dot():
+    assert parse_field_min('["a.b"]=0.5') == ('["a.b"]', 0.5)
+
+
+def test_a_field_min_path_quoting_a_plain_name_reads_as_the_bare_name():
+    assert parse_field_min('rows[].["qty"]=0.9') == ("rows[].qty", 0.9)
+
+
+def test_a_field_min_path_with_an_unclosed_quote_is_a_value_error():
+    with pytest.raises(ValueError, match="field path"):
+        parse_field_min('["a.b=0.5')
+
+
+def test_a_gate_finds_a_quoted_field_given_in_another_spelling():
+    quoted = run_of({"gpt": [doc(v('["a.b"]', "wrong_value"), v("a.b", "correct"))]})
+    (failure,) = gate(quoted, "gpt", field_min=[('["a\\u002eb"]', 0.5)])
+    assert failure == Failure('["a.b"]', 0.0, 0.5)

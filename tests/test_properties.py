@@ -6,6 +6,7 @@ import copy
 import json
 import random
 
+from hostile_strategies import faulty_labels, root_nodes, to_schema
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from strategies import shuffle_arrays, triples
@@ -112,3 +113,11 @@ def test_scoring_twice_gives_identical_output(case):
     first = json.dumps(score(result, schema, label).to_dict(verdicts=True), sort_keys=True)
     again = json.dumps(score(result, schema, label).to_dict(verdicts=True), sort_keys=True)
     assert again == first
+
+
+@settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_any_label_even_one_that_breaks_its_schema_scored_against_itself_is_1(data):
+    tree = data.draw(root_nodes())
+    label = data.draw(faulty_labels(tree))
+    assert score(copy.deepcopy(label), to_schema(tree), label).value == 1.0

@@ -165,6 +165,79 @@ def test_booleans_nan_and_infinity_are_not_numbers(value):
     assert canon_number(value) is None
 
 
+# Issue 9: parentheses, sign and currency combine in any order; at most one sign marker.
+@pytest.mark.parametrize(
+    "text, separator, value",
+    [
+        ("$(1,234)", ".", "-1234"),
+        ("($1,234)", ".", "-1234"),
+        ("(500) USD", ".", "-500"),
+        ("(500 USD)", ".", "-500"),
+        ("USD (500)", ".", "-500"),
+        ("€(75)", ".", "-75"),
+        ("($20)", ".", "-20"),
+        ("(€ 1.234,50)", ",", "-1234.5"),
+        ("(12%)", ".", "-12"),
+    ],
+)
+def test_a_currency_inside_or_outside_accounting_parentheses_reads_as_a_negative(
+        text, separator, value):
+    assert canon_number(text, separator) == Decimal(value)
+
+
+@pytest.mark.parametrize("text", ["-($67.00)", "($-67.00)", "$(5)-", "((5))", "(5", "5)",
+                                  "$(5) USD", "5%%"])
+def test_a_second_sign_marker_currency_or_unbalanced_parenthesis_reads_as_none(text):
+    assert canon_number(text) is None
+
+
+@pytest.mark.parametrize("separator", [".", ","])
+def test_the_mantissa_mark_of_exponent_notation_is_decimal_whatever_the_separator(separator):
+    assert canon_number("-5.125e2", separator) == Decimal("-512.5")
+    assert canon_number("1,5e-3", separator) == Decimal("0.0015")
+
+
+@pytest.mark.parametrize("text", ["1,234.5e3", "1 000e3", "1.000.000e1", "5e", "e5", "5e1.5"])
+def test_a_grouped_or_broken_exponent_notation_reads_as_none(text):
+    assert canon_number(text) is None
+    assert canon_number(text, ",") is None
+
+
+@pytest.mark.parametrize("text", ["0,456", "00,456", "012,345", "0,12,345"])
+def test_a_first_group_starting_with_zero_never_groups_thousands_in_a_dot_field(text):
+    assert canon_number(text, ".") is None
+
+
+def test_a_first_group_zero_is_the_decimal_part_in_a_comma_field():
+    assert canon_number("0,456", ",") == Decimal("0.456")
+
+
+def test_a_first_group_zero_with_a_dot_is_unreadable_in_a_comma_field():
+    assert canon_number("0.456", ",") is None
+
+
+@pytest.mark.parametrize("text, separator, value", [("7.", ".", "7"), ("7,", ",", "7"),
+                                                    ("1,234.", ".", "1234"),
+                                                    ("1.234,", ",", "1234")])
+def test_a_trailing_decimal_mark_reads_when_it_is_the_fields_separator(text, separator, value):
+    assert canon_number(text, separator) == Decimal(value)
+
+
+@pytest.mark.parametrize("text, separator", [("7.", ","), ("7,", "."), ("1,234.", ","),
+                                             ("1.234,", "."), ("5.e3", ",")])
+def test_a_trailing_decimal_mark_that_is_not_the_fields_separator_reads_as_none(text, separator):
+    assert canon_number(text, separator) is None
+
+
+def test_a_150000_digit_string_ending_in_a_letter_is_rejected_in_linear_time():
+    import time
+
+    started = time.perf_counter()
+    for text in ("1" * 150_000 + "x", "(" * 150_000 + "5", "1," * 75_000 + "x"):
+        assert canon_number(text) is None
+    assert time.perf_counter() - started < 0.5
+
+
 # --- booleans -----------------------------------------------------------------------
 
 

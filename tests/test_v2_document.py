@@ -269,3 +269,81 @@ def test_an_empty_label_of_the_wrong_kind_at_a_container_counts_as_absent():
         "type": "array", "items": {"type": "string"}}}}
     doc = score({"a": {"x": 1}, "r": ["y"]}, schema, {"a": [[]], "r": {"k": None}})
     assert kinds(doc) == {"hallucinated": 1, "extra_item": 1}
+
+
+# --- issue 9: field paths are unambiguous ---------------------------------------------
+
+DOTTED = {"type": "object", "properties": {
+    "a.b": {"type": "string"}, "a": {"type": "object", "properties": {"b": {"type": "string"}}}}}
+
+
+def test_a_member_named_a_dot_b_and_a_nested_a_b_are_two_fields():
+    doc = score({"a.b": "north", "a": {"b": "east"}}, DOTTED, {"a.b": "north", "a": {"b": "south"}})
+    assert {path: (c.tp, c.fp, c.fn) for path, c in doc.fields.items()} == {
+        '["a.b"]': (1, 0, 0), "a.b": (0, 1, 1)}
+
+
+@pytest.mark.parametrize("name, path", [("", 'x[""]'), ("a[0]", 'x["a[0]"]'), ("q]", 'x["q]"]'),
+                                        ('say "hi"', 'x["say \\"hi\\""]'),
+                                        ("back\\slash", 'x["back\\\\slash"]'),
+                                        ("café", "x.café"), ("a b", "x.a b")])
+def test_a_member_name_holding_a_path_character_is_quoted_with_json_escaping(name, path):
+    schema = {"type": "object", "properties": {"x": {"type": "object", "properties": {
+        name: {"type": "string"}}}}}
+    (verdict,) = score({"x": {name: "v"}}, schema, {"x": {name: "v"}}).verdicts
+    assert (verdict.address, verdict.field) == (path, path)
+
+
+def test_an_open_map_entry_with_a_dotted_key_is_quoted_under_its_map():
+    schema = {"type": "object", "properties": {"m": {"type": "object"}}}
+    doc = score({"m": {"x.y": 1, "x": {"y": 1}}}, schema, {"m": {"x.y": 1, "x": {"y": 2}}})
+    assert sorted((v.field, v.kind) for v in doc.verdicts) == [
+        ("m.x", "wrong_value"), ('m["x.y"]', "correct")]
+
+
+def test_a_quoted_member_inside_array_items_follows_the_item_index():
+    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+        "type": "object", "properties": {"unit.price": {"type": "number"}}}}}}
+    label = {"rows": [{"unit.price": 2}]}
+    (verdict,) = score(copy.deepcopy(label), schema, label).verdicts
+    assert (verdict.address, verdict.field) == ('rows[0]["unit.price"]', 'rows[]["unit.price"]')
+
+
+@pytest.mark.parametrize("given, path", [('["a.b"]', '["a.b"]'), ("a.b", "a.b"), ('["b"]', "b"),
+                                         ('["a\\u002eb"].c', '["a.b"].c'),
+                                         ('rows[].["unit.price"]', 'rows[]["unit.price"]'),
+                                         ('m[""]', 'm[""]')])
+def test_a_field_path_given_in_any_spelling_reads_as_the_scorers_own(given, path):
+    assert scorer.normalize_field_path(given) == path
+
+
+@pytest.mark.parametrize("given", ["a..b", '["a', 'a["b"', "a]b", ".a", "a.", "a[0]"])
+def test_a_malformed_field_path_is_a_value_error(given):
+    with pytest.raises(ValueError, match="field path"):
+        scorer.normalize_field_path(given)
+
+
+# --- issue 9: identity on faulty labels -----------------------------------------------
+
+ROWS = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+    "type": "object", "properties": {"x": {"type": "number"}}}}}}
+
+
+def test_a_label_with_a_wrong_kind_array_item_scored_against_itself_is_1():
+    label = {"rows": ["a", {"x": 1}]}
+    assert score(copy.deepcopy(label), ROWS, label).value == 1.0
+
+
+def test_a_wrong_kind_label_item_is_dropped_so_the_result_item_is_not_missing_it():
+    doc = score({"rows": [{"x": 1}]}, ROWS, {"rows": ["a", {"x": 1}]})
+    assert kinds(doc) == {"correct": 1}
+
+
+def test_a_wrong_kind_label_value_inside_flat_items_still_pairs_optimally():
+    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+        "type": "object", "properties": {
+            "o": {"type": "object", "properties": {"b": {"type": "number"}}},
+            "c": {"type": "number"}}}}}}
+    label = {"rows": [{"o": "zz", "c": 1}, {"c": 1}]}
+    doc = score({"rows": [{"o": "zz"}, {"c": 1}]}, schema, label)
+    assert kinds(doc) == {"correct": 2, "missing": 1}

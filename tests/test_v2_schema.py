@@ -230,3 +230,85 @@ def test_a_tolerant_field_compares_numbers_with_huge_exponents_without_overflow(
     schema = obj(n={"type": "number", "x-leafscore": {"abs_tol": 1, "rel_tol": 0.1}})
     assert score({"n": "-1e99999999"}, schema, {"n": 5}).value == 0.0
     assert score({"n": "1e99999999"}, schema, {"n": "1.05e99999999"}).value == 1.0
+
+
+# --- issue 9: no schema key reaches internal state; compilation is linear -------------
+
+
+@pytest.mark.parametrize("key", ["x-leafscore-mix", "x-leafscore-dated", "x-leafscorex",
+                                 "x-leafscore-anything"])
+def test_a_key_beginning_with_x_leafscore_is_a_schema_error_naming_its_pointer(key):
+    schema = obj(d={"type": "string", "format": "date", key: True})
+    with pytest.raises(ScoringError, match=repr(key)) as caught:
+        score({"d": "2024-03-07"}, schema, {"d": "2024-03-07"})
+    assert caught.value.pointer == f"/properties/d/{key}"
+
+
+def test_an_x_leafscore_prefixed_key_reached_through_a_ref_names_the_target_pointer():
+    schema = {**obj(d={"$ref": "#/$defs/D"}),
+              "$defs": {"D": {"anyOf": [{"type": "string"}, {"type": "number"}],
+                              "x-leafscore-dated": True}}}
+    with pytest.raises(ScoringError) as caught:
+        score({"d": "7 March 2024"}, schema, {"d": "2024-03-07"})
+    assert caught.value.pointer == "/$defs/D/x-leafscore-dated"
+
+
+def test_a_mix_of_string_and_number_compares_dates_as_text_whatever_the_schema_says():
+    schema = obj(d={"anyOf": [{"type": "string"}, {"type": "number"}]})
+    assert score({"d": "7 March 2024"}, schema, {"d": "2024-03-07"}).value == 0.0
+
+
+@pytest.mark.parametrize("value", [[], 0, "", False, None, "abs_tol"])
+def test_an_x_leafscore_that_is_not_an_object_is_a_schema_error_naming_it(value):
+    with pytest.raises(ScoringError, match="must be an object") as caught:
+        score({}, obj(n={"type": "number", "x-leafscore": value}), {})
+    assert caught.value.pointer == "/properties/n/x-leafscore"
+
+
+@pytest.mark.parametrize("options", [{"abs_tol": "0.1"}, {"ordered": 1}, {"threshold": 2},
+                                     {"decimal_separator": ";"}, {"date_formats": "%Y"}])
+def test_an_ill_typed_x_leafscore_option_is_a_schema_error_naming_its_object(options):
+    with pytest.raises(ScoringError) as caught:
+        score({}, obj(n={"type": "number", "x-leafscore": options}), {})
+    assert caught.value.pointer == "/properties/n/x-leafscore"
+
+
+def anyof_chain(levels: int) -> dict:
+    """``$defs`` nesting ``levels`` two-branch ``anyOf``s, each branch reaching the next."""
+    defs = {f"L{levels}": {"type": "object", "properties": {"v": {"type": "number"}}}}
+    for level in range(levels - 1, -1, -1):
+        nxt = f"#/$defs/L{level + 1}"
+        defs[f"L{level}"] = {"anyOf": [
+            {"type": "object", "properties": {"a": {"$ref": nxt}, "v": {"type": "number"}}},
+            {"type": "object", "properties": {"b": {"$ref": nxt}, "w": {"type": "string"}}},
+        ]}
+    return {**obj(root={"$ref": "#/$defs/L0"}), "$defs": defs}
+
+
+def test_a_40_level_anyof_chain_compiles_in_well_under_a_second():
+    import time
+
+    import scorer
+
+    started = time.perf_counter()
+    scorer.compile_schema(anyof_chain(40))
+    assert time.perf_counter() - started < 0.5
+
+
+def test_a_40_level_anyof_chain_scores_its_deepest_leaf():
+    label = {"root": {"a": {"b": {"v": 5}}}}
+    assert score({"root": {"a": {"b": {"v": "5.00"}}}}, anyof_chain(40), label).value == 1.0
+
+
+def test_a_40_level_chain_of_mixed_anyof_branches_compiles_in_well_under_a_second():
+    import time
+
+    import scorer
+
+    defs = {"L40": {"type": "string"}}
+    for level in range(39, -1, -1):
+        nxt = f"#/$defs/L{level + 1}"
+        defs[f"L{level}"] = {"anyOf": [{"$ref": nxt}, {"allOf": [{"$ref": nxt}]}]}
+    started = time.perf_counter()
+    scorer.compile_schema({**obj(root={"$ref": "#/$defs/L0"}), "$defs": defs})
+    assert time.perf_counter() - started < 0.5
