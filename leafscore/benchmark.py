@@ -403,9 +403,12 @@ def load_jsonl(
     for n, line in _lines(pred):
         where = f"{Path(pred).name}:{n}"
         try:
-            value = scorer.parse_json(line, where).value
+            parsed = scorer.parse_json(line, where)
         except InputError:
             value = None
+        else:
+            value = parsed.value
+            warnings.extend(parsed.warnings)
         doc_id = _line_id(value, id_key)
         if doc_id is not None:
             raw = RawResult(where, scorer.canonical_json(_as_file(value, id_key)), "", True)
