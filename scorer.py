@@ -340,10 +340,16 @@ class DocScore:
                 total[0] += tp
                 total[1] += fp
                 total[2] += fn
-        scored = len(verdicts) - counts["correct_absence"]
-        value = counts["correct"] / scored if scored else 1.0
         fields = {path: FieldCounts(*sums[path]) for path in sorted(sums)}
-        return cls(version, value, tuple(verdicts), counts, fields, exact)
+        return cls(version, cls.accuracy_of(counts), tuple(verdicts), counts, fields, exact)
+
+    @staticmethod
+    def accuracy_of(counts: Mapping[str, int]) -> float:
+        """Accuracy from verdict counts (every key of :data:`VERDICT_KINDS`): correct /
+        counts other than ``correct_absence``, 1.0 when there are none. A stored score is
+        checked against it (``leafscore.runner``), so this is the one place it is written."""
+        scored = sum(counts.values()) - counts["correct_absence"]
+        return counts["correct"] / scored if scored else 1.0
 
     def to_dict(self, verdicts: bool = False) -> dict[str, Any]:
         """JSON form: keys ``version``, ``accuracy``, ``counts``, ``fields`` (each field as
@@ -2250,16 +2256,29 @@ def score_v1(result: Any, schema: Any, label: Any, *, file: str = "") -> DocScor
     non_array = _v1_non_array(pruned, result, label, file) if has_non_array else None
 
     if not arrays:
-        return DocScoreV1(value=non_array[0], non_array=non_array)
+        return DocScoreV1(value=v1_final(None, non_array), non_array=non_array)
+    return DocScoreV1(value=v1_final(array_scores, non_array), arrays=array_scores,
+                      non_array=non_array)
+
+
+def v1_final(arrays: Mapping[str, tuple[float, float]] | None,
+             non_array: tuple[float, int] | None) -> float:
+    """Spec 1.0 §5: ``final`` from the parts, in DocuBench's order of float operations.
+
+    Without array fields it is the non-array score; else the mean of the part scores
+    weighted by their totals (1.0 when every total is 0). A stored 1.0 score is checked
+    against it (``leafscore.runner``), so this is the one place it is written.
+    """
+    if not arrays:
+        return non_array[0] if non_array is not None else 1.0
     weighted = total = 0.0
-    for s, w in array_scores.values():
+    for s, w in arrays.values():
         total += w
         weighted += s * w
     if non_array is not None:
         total += non_array[1]
         weighted += non_array[0] * non_array[1]
-    final = weighted / total if total else 1.0
-    return DocScoreV1(value=final, arrays=array_scores, non_array=non_array)
+    return weighted / total if total else 1.0
 
 
 # =====================================================================================

@@ -1,14 +1,23 @@
-"""Per-document score cache, keyed by the content that decides the score.
+"""Per-document score cache that cannot lie: keyed by everything that decides a score,
+signed, and checked on every read.
 
-A key is the sha256 of (schema bytes, label bytes, result bytes, scoring version,
-options digest, scorer.py bytes), so editing one file rescoring one document, and a
-new scorer.py or option rescoring everything, follow from the key alone. Entries are
-JSON files ``<dir>/<key[:2]>/<key>.json``, each written to a temporary file and renamed
-over its name, so a reader never sees half an entry; a damaged or unreadable entry is a
-miss. Entries are disposable, so unlike ``files.atomic_write_bytes`` no ``fsync`` is
-made: measured here, fsync cost 7 ms per entry (2.2 s of a 3.2 s cold DocuBench run),
-and an entry lost to a power cut is only rescored. The cache lives outside the benchmark:
-by default ``$XDG_CACHE_HOME/leafscore`` (else ``~/.cache/leafscore``).
+A key is the sha256 of every input that decides one document's score (``cache_key`` says
+why each is in), so editing one file rescoring one document, and a new scorer.py or
+option rescoring everything, follow from the key alone. Entries are files
+``<dir>/<key[:2]>/<key>.json``::
+
+    <mac of the entry> <mac of the detail>\n<entry: one line of JSON>[\n<detail>]
+
+each MAC being HMAC-SHA256 under the cache's own random key (``<dir>/secret.key``, 32
+bytes, mode 0600, made on first use) over the cache key and the line, so an entry edited,
+planted without the secret, or copied under another key's name is a miss, and is
+rescored. What an entry must hold to be used is checked by its reader
+(``runner._load``). Each entry is written to a temporary file and renamed over its name,
+so a reader never sees half an entry; a damaged or unreadable entry is a miss. Entries
+are disposable, so unlike ``files.atomic_write_bytes`` no ``fsync`` is made: measured
+here, fsync cost 7 ms per entry (2.2 s of a 3.2 s cold DocuBench run), and an entry lost
+to a power cut is only rescored. The cache lives outside the benchmark: by default
+``$XDG_CACHE_HOME/leafscore`` (else ``~/.cache/leafscore``).
 """
 
 from __future__ import annotations
@@ -16,15 +25,34 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import hmac
 import json
 import os
+import secrets
+import stat
+import sys
 import tempfile
+import unicodedata
 from dataclasses import dataclass
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 #: Bumped when the entry layout changes; part of every key.
-CACHE_FORMAT = "3"
+CACHE_FORMAT = "4"
+#: File name of the signing key inside a cache folder.
+SECRET_NAME = "secret.key"
+#: Bytes of a signing key (``secrets.token_bytes``).
+SECRET_BYTES = 32
+#: The reader tags of ``cache_key``: a result file read from a folder, or a JSONL
+#: prediction line re-encoded as the result file it stands for.
+READERS: tuple[str, ...] = ("file", "jsonl-line")
+#: Package modules whose code decides a cell besides scorer.py: the reader's limits and
+#: warnings (``jsonio``), the result bytes and envelope reading (``benchmark``).
+_READER_MODULES: tuple[str, ...] = ("jsonio.py", "benchmark.py")
+#: Libraries the metric calls whose versions can move a score (Unicode tables in
+#: ``regex``, similarity in ``rapidfuzz``, the assignment solvers in ``scipy``).
+_LIBRARIES: tuple[str, ...] = ("numpy", "scipy", "regex", "rapidfuzz", "referencing")
 
 
 def default_cache_dir() -> Path:
@@ -41,19 +69,85 @@ def scorer_digest() -> str:
     return hashlib.sha256(Path(scorer.__file__).read_bytes()).hexdigest()
 
 
+@functools.cache
+def code_digest() -> str:
+    """sha256 hex of the code a cell's score comes from: the bytes of ``scorer.py`` and of
+    the package's reader modules, the Python version and its Unicode database, and the
+    versions of the libraries the metric calls (an absent library counts as ``-``)."""
+    parts = [scorer_digest()]
+    here = Path(__file__).resolve().parent
+    parts += [hashlib.sha256((here / name).read_bytes()).hexdigest()
+              for name in _READER_MODULES]
+    parts += [sys.version, unicodedata.unidata_version]
+    for name in _LIBRARIES:
+        try:
+            parts.append(f"{name}={metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            parts.append(f"{name}=-")
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+
+
+def options_sha256(options: Any) -> str:
+    """sha256 hex of ``options.to_dict()`` as canonical JSON: the full digest, where a
+    signature prints its first 8 hex digits (``Options.digest``)."""
+    text = json.dumps(options.to_dict(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 def cache_key(
     *,
     schema_sha256: str,
     label_sha256: str,
     result_sha256: str,
     version: str,
-    options_digest: str,
-    scorer_sha256: str,
+    options_sha256: str,
+    code_sha256: str,
+    reader: str,
 ) -> str:
-    """sha256 hex of every input that decides one document's score."""
+    """sha256 hex of every input that decides one (system, document) cell.
+
+    Parameters
+    ----------
+    schema_sha256 : str
+        The schema's content digest. It decides the leaves and their comparators, and
+        the envelope rule: ``{"data": ...}`` is an envelope only when the schema's root
+        does not declare ``data`` (``scorer.is_envelope``).
+    label_sha256 : str
+        The label's content digest: what the result is scored against.
+    result_sha256 : str
+        The result's bytes (``RawResult.sha256``; a missing or unreadable result is a
+        marker naming why, so each reason keys apart).
+    version : str
+        The scoring version's name (``record.name``): its scorer, envelope rule,
+        parse-failure and missing rules all differ.
+    options_sha256 : str
+        Full digest of the benchmark-wide options (``options_sha256``): tolerances and
+        comparators move verdicts.
+    code_sha256 : str
+        ``code_digest()``: a change of the metric's or the reader's code, or of the
+        libraries it calls, can move any score.
+    reader : str
+        One of :data:`READERS`: how ``result_sha256``'s bytes came to be. Both readers
+        now hand the same rule the same kind of bytes, so this only keeps any future
+        difference between them from serving one mode the other's score (it once did:
+        0.00 for a folder run where JSONL scored 100.00).
+
+    Returns
+    -------
+    str
+        64 hex digits. The part separator (U+001F) appears in none of the parts, so two
+        different tuples never join to the same text.
+
+    Raises
+    ------
+    ValueError
+        If ``reader`` is not one of :data:`READERS`.
+    """
+    if reader not in READERS:
+        raise ValueError(f"reader={reader!r} is not one of {', '.join(map(repr, READERS))}")
     parts = (
-        CACHE_FORMAT, schema_sha256, label_sha256, result_sha256, version, options_digest,
-        scorer_sha256,
+        CACHE_FORMAT, schema_sha256, label_sha256, result_sha256, version, options_sha256,
+        code_sha256, reader,
     )
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
@@ -66,38 +160,108 @@ def _entry_path(directory: Path, key: str) -> Path:
 class Cache:
     """A cache folder; ``directory=None`` disables it (every ``get`` misses).
 
-    An entry file holds one line of JSON (the entry) and, optionally, a second line
-    (the detail: a document's verdicts), so a reader that needs no detail never parses
-    it, and each cell costs one file.
+    An entry file holds a line of two MACs, one line of JSON (the entry) and, optionally,
+    a third line (the detail: a document's verdicts), so a reader that needs no detail
+    never parses or verifies it, and each cell costs one file. A folder whose signing key
+    cannot be made or is not safe to trust (``_secret``) works as a disabled cache.
     """
 
     directory: Path | None
 
     def get(self, key: str, *, detail: bool = False) -> tuple[Any, Any] | None:
         """``(entry, detail)`` stored under ``key``; ``detail`` is ``None`` unless asked for
-        and stored. ``None`` when absent, disabled or unreadable."""
-        if self.directory is None:
+        and stored. ``None`` when absent, disabled, unreadable, or when a MAC does not
+        match (an edited entry, one signed under another key, or one stored under another
+        cache key)."""
+        secret = None if self.directory is None else _secret(str(self.directory))
+        if secret is None:
             return None
         try:
-            with open(os.path.join(self.directory, key[:2], f"{key}.json"), "rb") as handle:
+            with open(_entry_path(self.directory, key), "rb") as handle:
                 data = handle.read()
-            head, _, tail = data.partition(b"\n")
-            entry = json.loads(head)
-            extra = json.loads(tail) if detail and tail else None
+            head, _, rest = data.partition(b"\n")
+            line, _, tail = rest.partition(b"\n")
+            entry_mac, _, detail_mac = head.partition(b" ")
+            if not hmac.compare_digest(entry_mac, _mac(secret, key, "entry", line)):
+                return None
+            entry = json.loads(line)
+            extra = None
+            if detail and tail:
+                if not hmac.compare_digest(detail_mac, _mac(secret, key, "detail", tail)):
+                    return None
+                extra = json.loads(tail)
         except (OSError, ValueError):
             return None
         return entry, extra
 
     def put(self, key: str, entry: Any, detail: Any = None) -> None:
-        """Store JSON-able ``entry`` (and ``detail`` when not ``None``) under ``key``; an
-        unwritable cache is ignored (the next run rescores)."""
+        """Store JSON-able ``entry`` (and ``detail`` when not ``None``) under ``key``,
+        signed; an unwritable cache is ignored (the next run rescores). Raises
+        ``ValueError`` for a value JSON cannot hold (NaN, infinities)."""
         if self.directory is None:
             return
+        secret = _secret(str(self.directory))
+        if secret is None:
+            return
+        line = _line(entry)
+        tail = b"" if detail is None else _line(detail)
+        head = _mac(secret, key, "entry", line) + b" " + (
+            _mac(secret, key, "detail", tail) if tail else b"-")
+        data = head + b"\n" + line + (b"\n" + tail if tail else b"")
         path = _entry_path(self.directory, key)
-        data = _line(entry) if detail is None else _line(entry) + b"\n" + _line(detail)
         with contextlib.suppress(OSError):
             path.parent.mkdir(parents=True, exist_ok=True)
             _replace_without_fsync(path, data)
+
+
+def _mac(secret: bytes, key: str, part: str, line: bytes) -> bytes:
+    """Hex HMAC-SHA256 of one line of an entry, bound to its cache key and its part, so a
+    line moved to another key's file, or from entry to detail, does not verify."""
+    message = key.encode() + b"\x1f" + part.encode() + b"\x1f" + line
+    return hmac.digest(secret, message, "sha256").hex().encode()
+
+
+@functools.cache
+def _secret(directory: str) -> bytes | None:
+    """The signing key of the cache folder ``directory``, made on first use; ``None`` when
+    it cannot be made or read, or is not safe to trust (the cache then neither reads nor
+    writes).
+
+    A new key is written to a private temporary file (``mkstemp``: mode 0600) and linked
+    to its name, so a concurrent run either links first or reads the complete key the
+    other linked. An existing key must be a regular file (a symlink is not followed) of
+    :data:`SECRET_BYTES` bytes, owned by this user and unreadable by others: a key that
+    others can read or write would let them sign entries. Read once per process.
+    """
+    path = os.path.join(directory, SECRET_NAME)
+    try:
+        os.makedirs(directory, exist_ok=True)
+        if not os.path.lexists(path):
+            _make_secret(directory, path)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as handle:
+            info = os.fstat(handle.fileno())
+            key = handle.read(SECRET_BYTES + 1)
+    except OSError:
+        return None
+    private = info.st_mode & 0o077 == 0 and (
+        not hasattr(os, "geteuid") or info.st_uid == os.geteuid())
+    if not stat.S_ISREG(info.st_mode) or not private or len(key) != SECRET_BYTES:
+        return None
+    return key
+
+
+def _make_secret(directory: str, path: str) -> None:
+    """Write a new random key to ``path`` unless another process just did."""
+    fd, name = tempfile.mkstemp(dir=directory, prefix=".tmp-key-")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(secrets.token_bytes(SECRET_BYTES))
+        with contextlib.suppress(FileExistsError):
+            os.link(name, path)
+    finally:
+        with contextlib.suppress(OSError):
+            os.unlink(name)
 
 
 def _line(value: Any) -> bytes:

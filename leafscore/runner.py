@@ -14,6 +14,8 @@ so the output never depends on ``workers`` or on completion order. Scoring itsel
 from __future__ import annotations
 
 import dataclasses
+import functools
+import math
 import multiprocessing
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ProcessPoolExecutor
@@ -24,7 +26,7 @@ from typing import Any
 import scorer
 from leafscore import __version__
 from leafscore.benchmark import Benchmark, Document, RawResult, read_result
-from leafscore.cache import Cache, cache_key, scorer_digest
+from leafscore.cache import Cache, cache_key, code_digest, options_sha256
 from leafscore.signature import format_signature, set_digest
 
 #: The statuses a ``Cell`` may carry.
@@ -115,17 +117,36 @@ def _to_dict(score: Any) -> dict[str, Any]:
         else score.to_dict()
 
 
-def _store(cache: Cache, key: str, cell: Cell, version: str) -> None:
+# ------------------------------------------------------------------------------------
+# Cache entries: written with the file name left out, read back only when they add up
+# ------------------------------------------------------------------------------------
+# The cache is shared by every system whose result has the same bytes, and an entry may
+# have been edited, so an entry names no file, and nothing is taken from it unchecked.
+
+
+def _store(cache: Cache, key: str, cell: Cell, raw: RawResult) -> None:
     """Cache a cell; its verdicts (if any) go in the entry's detail line, so reading a
-    run's values (``score``, ``leaderboard``) never parses them."""
+    run's values (``score``, ``leaderboard``) never parses them.
+
+    Each warning is stored without its leading file name (``raw.file``), which ``_load``
+    puts back, so a warm run names the file it reads, as a cold run does. A cell with a
+    warning that does not start with its file name is not stored (it would name another
+    system's file when read for it).
+    """
+    prefix = f"{raw.file}"
+    if not all(w.startswith(prefix) for w in cell.warnings):
+        return
     score = None if cell.score is None else _to_dict(cell.score)
     verdicts = None if score is None else score.pop("verdicts", None)
-    entry = {"status": cell.status, "warnings": list(cell.warnings), "score": score}
+    entry = {"status": cell.status, "warnings": [w[len(prefix):] for w in cell.warnings],
+             "score": score}
     cache.put(key, entry, verdicts)
 
 
-def _load(cache: Cache, key: str, version: str, *, verdicts: bool) -> Cell | None:
-    """A cached cell, or ``None`` on a miss (absent, damaged, or verdicts wanted but gone).
+def _load(cache: Cache, key: str, raw: RawResult, version: str, *,
+          verdicts: bool) -> Cell | None:
+    """A cached cell, or ``None`` on a miss: absent, damaged, badly signed, verdicts
+    wanted but gone, or an entry that does not add up (``entry_problem``).
 
     With ``verdicts=False`` a version-2.0 score is rebuilt without its verdicts.
     """
@@ -134,16 +155,141 @@ def _load(cache: Cache, key: str, version: str, *, verdicts: bool) -> Cell | Non
     if found is None:
         return None
     entry, listed = found
+    if entry_problem(entry, record, missing=raw.data is None and not raw.problem):
+        return None
     try:
-        raw = entry["score"]
-        if raw is not None and verdicts and record.has_verdicts:
+        stored = entry["score"]
+        if stored is not None and verdicts and record.has_verdicts:
             if not isinstance(listed, list):
                 return None
-            raw = {**raw, "verdicts": listed}
-        score = None if raw is None else record.result_type.from_dict(raw)
-        return Cell(entry["status"], score, tuple(entry["warnings"]))
+            stored = {**stored, "verdicts": listed}
+        score = None if stored is None else record.result_type.from_dict(stored)
     except (KeyError, TypeError, ValueError):
         return None
+    if stored is not None and "verdicts" in stored and _verdicts_disagree(score):
+        return None
+    return Cell(entry["status"], score, tuple(raw.file + w for w in entry["warnings"]))
+
+
+def entry_problem(entry: Any, record: scorer.ScoringVersion, *, missing: bool) -> str:
+    """Why a cache entry cannot be used for a cell of ``record``'s version (``""``: it can).
+
+    ``entry`` is ``{"status", "warnings", "score"}`` as parsed; ``missing`` says whether
+    the result file is absent. The status must be one of :data:`STATUSES` and agree with
+    ``missing``; warnings a list of strings; the score absent exactly when the version
+    leaves a missing result unscored, else checked by its type (``_SCORE_CHECKS``): values
+    finite and in [0, 1], counts non-negative integers that reproduce the value.
+    Never raises.
+    """
+    if not isinstance(entry, dict) or set(entry) != {"status", "warnings", "score"}:
+        return "not an entry"
+    status, warnings, score = entry["status"], entry["warnings"], entry["score"]
+    if status not in STATUSES or (status == "missing") != missing:
+        return f"status {status!r} does not fit the result"
+    if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
+        return "warnings are not a list of strings"
+    if score is None:
+        return "" if status == "missing" and _unscored_when_missing(record.name) \
+            else "no score"
+    check = _SCORE_CHECKS.get(record.result_type)
+    if check is None or not isinstance(score, dict):
+        return "score of an unknown shape"
+    if score.get("version", record.name) != record.name:
+        return f"score of version {score['version']!r}"
+    return check(score, status)
+
+
+@functools.cache
+def _unscored_when_missing(version: str) -> bool:
+    """Whether ``version`` leaves a missing result out of the mean (its ``missing`` rule
+    gives ``None``), asked of the rule itself on the smallest document."""
+    record = scorer.scoring_version(version)
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    return record.missing(schema, {"a": "x"}, scorer.Options(), "") is None
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _is_unit(value: Any) -> bool:
+    """A float (or int) in [0, 1]; NaN and infinities fail both comparisons."""
+    return isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value <= 1
+
+
+def _check_v2(score: dict[str, Any], status: str) -> str:
+    """Problems of a stored ``DocScore`` (``to_dict`` without verdicts), or ``""``."""
+    value, counts, fields = score.get("accuracy"), score.get("counts"), score.get("fields")
+    if not _is_unit(value):
+        return f"accuracy {value!r} is not in [0, 1]"
+    if not isinstance(counts, dict) or set(counts) != set(scorer.VERDICT_KINDS) \
+            or not all(_is_count(n) for n in counts.values()):
+        return "counts are not a count of every verdict kind"
+    expected = 0.0 if status == "parse_failure" else scorer.DocScore.accuracy_of(counts)
+    if value != expected:
+        return f"accuracy {value!r} is not {expected!r} from the counts"
+    if not isinstance(fields, dict):
+        return "fields are not an object"
+    sums = [0, 0, 0]
+    for counted in fields.values():
+        if not isinstance(counted, dict) or not all(
+                _is_count(counted.get(k)) for k in ("tp", "fp", "fn")):
+            return "field counts are not counts"
+        for i, k in enumerate(("tp", "fp", "fn")):
+            sums[i] += counted[k]
+    totals = [sum(scorer.VERDICT_KINDS[kind][i] * n for kind, n in counts.items())
+              for i in range(3)]
+    return "" if sums == totals else f"fields sum to {sums}, counts to {totals}"
+
+
+def _check_v1(score: dict[str, Any], status: str) -> str:
+    """Problems of a stored ``DocScoreV1`` (``to_dict``), or ``""``."""
+    value, arrays, non = score.get("final"), score.get("arrays"), score.get("non_array")
+    if not _is_unit(value):
+        return f"final {value!r} is not in [0, 1]"
+    parts: dict[str, tuple[float, float]] | None = None
+    if arrays is not None:
+        if not isinstance(arrays, dict) or not arrays:
+            return "arrays are not a non-empty object"
+        parts = {}
+        for name, part in arrays.items():
+            if not isinstance(part, dict) or not _is_unit(part.get("score")) \
+                    or not _is_weight(part.get("total")):
+                return f"array {name!r} is not a score in [0, 1] with a finite total"
+            parts[name] = (part["score"], part["total"])
+    pair = None
+    if non is not None:
+        if not isinstance(non, dict) or not _is_unit(non.get("score")) \
+                or not _is_count(non.get("total")):
+            return "non_array is not a score in [0, 1] with a count"
+        pair = (non["score"], non["total"])
+    if parts is None and pair is None:
+        return "no part to score"
+    expected = scorer.v1_final(parts, pair)
+    return "" if value == expected else f"final {value!r} is not {expected!r} from its parts"
+
+
+def _is_weight(value: Any) -> bool:
+    """A finite non-negative number (1.0's array totals are float weights)."""
+    return isinstance(value, int | float) and not isinstance(value, bool) \
+        and math.isfinite(value) and value >= 0
+
+
+#: Score type -> check of its stored form (a version's record names its type).
+_SCORE_CHECKS: dict[type, Callable[[dict[str, Any], str], str]] = {
+    scorer.DocScore: _check_v2,
+    scorer.DocScoreV1: _check_v1,
+}
+
+
+def _verdicts_disagree(score: Any) -> bool:
+    """Whether the verdicts of a stored 2.0 score sum to other counts or fields than the
+    ones stored with them (so what ``explain`` lists is what the numbers say)."""
+    try:
+        again = scorer.DocScore.from_verdicts(score.verdicts)
+    except (KeyError, TypeError):
+        return True
+    return again.counts != score.counts or again.fields != score.fields
 
 
 @dataclass(frozen=True)
@@ -172,8 +318,9 @@ def _work(pair: tuple[str, str]) -> Cell:
     job = _JOB
     if job is None:  # pragma: no cover - set by _init_worker
         raise RuntimeError("worker used before initialisation")
-    cell = score_cell(job.docs[pair[1]], job.bench.results[pair], job.version, job.options)
-    _store(job.cache, job.keys[pair], cell, job.version)
+    raw = job.bench.results[pair]
+    cell = score_cell(job.docs[pair[1]], raw, job.version, job.options)
+    _store(job.cache, job.keys[pair], cell, raw)
     if not job.verdicts and getattr(cell.score, "verdicts", None):
         # Not wanted by the caller: dropping them here spares pickling them back.
         cell = Cell(cell.status, dataclasses.replace(cell.score, verdicts=()), cell.warnings)
@@ -221,21 +368,22 @@ def score_benchmark(
     if workers < 1:
         raise ValueError(f"workers={workers} must be at least 1")
     cache = cache or Cache(None)
-    digest, scorer_sha = options.digest(), scorer_digest()
+    options_digest, code = options_sha256(options), code_digest()
     pairs = [(s, d.id) for s in bench.systems for d in bench.documents]
     docs = {d.id: d for d in bench.documents}
     keys = {
         (s, d): cache_key(
             schema_sha256=docs[d].schema_sha256, label_sha256=docs[d].label_sha256,
             result_sha256=bench.results[(s, d)].sha256, version=version,
-            options_digest=digest, scorer_sha256=scorer_sha,
+            options_sha256=options_digest, code_sha256=code,
+            reader="jsonl-line" if bench.results[(s, d)].from_line else "file",
         )
         for s, d in pairs
     }
     cells: dict[tuple[str, str], Cell] = {}
     todo: list[tuple[str, str]] = []
     for pair in pairs:
-        cell = _load(cache, keys[pair], version, verdicts=verdicts)
+        cell = _load(cache, keys[pair], bench.results[pair], version, verdicts=verdicts)
         if cell is None:
             todo.append(pair)
         else:

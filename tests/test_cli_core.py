@@ -88,10 +88,11 @@ def test_an_unknown_scoring_option_exits_2_naming_benchmark_toml(tmp_path):
 
 def test_the_cache_key_changes_with_each_input():
     base = dict(schema_sha256="s", label_sha256="l", result_sha256="r", version="2.0",
-                options_digest="o", scorer_sha256="c")
+                options_sha256="o", code_sha256="c", reader="file")
     keys = {cache_key(**base)}
     for name in base:
-        keys.add(cache_key(**dict(base, **{name: "changed"})))
+        changed = "jsonl-line" if name == "reader" else "changed"
+        keys.add(cache_key(**dict(base, **{name: changed})))
     assert len(keys) == 1 + len(base)
 
 
