@@ -239,23 +239,30 @@ def list_systems(root: Path) -> list[str]:
 
 
 def raw_result(root: Path, system: str, doc_id: str, max_bytes: int) -> RawResult:
-    """The bytes of one result file (its system folder already checked), or why not.
+    """The bytes of ``results/<system>/<doc_id>.json`` (its folder already checked), or
+    why not (:func:`read_raw`)."""
+    return read_raw(Path(root), f"results/{system}/{doc_id}.json", max_bytes)
 
-    One ``lstat`` decides: absent -> missing. A symlink leading outside ROOT, a file that
-    is not regular or is over ``max_bytes`` (``scorer.read_file_bytes``, the reader's own
-    checks and words) -> a problem: the document's parse failure, as in ``python
+
+def read_raw(root: Path, rel: str, max_bytes: int, *, shown: str | None = None) -> RawResult:
+    """The bytes of the result file ``root/rel``, or why not; named ``shown`` (default
+    ``rel``) in messages.
+
+    One ``lstat`` decides: absent -> missing. A symlink leading outside ``root``, a file
+    that is not regular or is over ``max_bytes`` (``scorer.read_file_bytes``, the reader's
+    own checks and words) -> a problem: the document's parse failure, as in ``python
     scorer.py``; the run goes on.
     """
-    rel = f"results/{system}/{doc_id}.json"
+    shown = rel if shown is None else shown
     name = os.path.join(root, rel)
     try:
         if stat.S_ISLNK(os.lstat(name).st_mode):
             name = str(files.safe_child(root, rel))
-        return RawResult(rel, scorer.read_file_bytes(name, source=rel, max_bytes=max_bytes))
+        return RawResult(shown, scorer.read_file_bytes(name, source=shown, max_bytes=max_bytes))
     except FileNotFoundError:
-        return RawResult(rel, None)
+        return RawResult(shown, None)
     except InputError as exc:
-        return RawResult(rel, None, problem=exc.reason)
+        return RawResult(shown, None, problem=exc.reason)
 
 
 def load_metadata(
@@ -357,20 +364,24 @@ def _id_of(line: str, key: str) -> str | None:
 
 
 def load_jsonl(
-    gold: Path, pred: Path, schema: Path, *, id_key: str = "id", system: str = "pred"
+    gold: Path, preds: Mapping[str, Path], schema: Path, *, id_key: str = "id",
+    config: BenchmarkConfig | None = None,
 ) -> Benchmark:
-    """Gold and prediction JSONL files, one schema for all, as a one-system benchmark.
+    """Gold and prediction JSONL files, one schema for all, as a benchmark.
 
-    Gold line: an object with ``id_key`` (a string or number); the label is its
-    ``"label"`` member when present, else the line without ``id_key``. Prediction line:
-    an object with ``id_key``, read by the one reader and then as a result file would be
-    (``_as_file``; the envelope rule of the version decides, so the same result scores
-    the same in a folder and in JSONL). A prediction line that does not parse is that
-    document's parse failure: its id is read from the text, else it is matched to the
-    gold document on the same line number. Ids are never used as paths. Raises
-    ``InputError`` for an unreadable schema or gold file, a gold line without a usable
-    id, or a repeated gold id.
+    ``preds`` maps a system name to its prediction file (one file per system). Gold line:
+    an object with ``id_key`` (a string or number); the label is its ``"label"`` member
+    when present, else the line without ``id_key``. Prediction line: an object with
+    ``id_key``, read by the one reader and then as a result file would be (``_as_file``;
+    the envelope rule of the version decides, so the same result scores the same in a
+    folder and in JSONL). A prediction line that does not parse is that document's parse
+    failure: its id is read from the text, else it is matched to the gold document on the
+    same line number. Ids are never used as paths. ``config`` supplies the version pin and
+    options (default: none). Raises ``InputError`` for an unreadable schema or gold
+    file, a gold line without a usable id, a repeated gold id, or a bad system name.
     """
+    if not preds:
+        raise InputError("--pred", "", "no prediction file (give --pred SYSTEM=PATH)")
     schema_file = Path(schema).name
     schema_value = jsonio.load_json(schema).value
     schema_digest = content_digest(schema_value)
@@ -381,7 +392,7 @@ def load_jsonl(
         where = f"{Path(gold).name}:{n}"
         try:
             loaded = jsonio.loads_json(line, source=where)
-        except jsonio.JSONInputError as exc:
+        except InputError as exc:
             raise InputError(str(gold), f"line {n}", exc.reason) from None
         value = loaded.value
         warnings.extend(loaded.warnings)
@@ -396,12 +407,27 @@ def load_jsonl(
             content_digest(label),
         )
         order.append(doc_id)
+    results: dict[tuple[str, str], RawResult] = {}
+    for system in sorted(preds):
+        files.check_name("system name", system, source="--pred")
+        found = _predictions(Path(preds[system]), id_key, docs, order, warnings)
+        results.update({(system, doc_id): raw for doc_id, raw in found.items()})
+    ids = sorted(docs)
+    return Benchmark(
+        None, config or BenchmarkConfig(), tuple(docs[d] for d in ids), tuple(sorted(preds)),
+        MappingProxyType(results), MappingProxyType({}), tuple(warnings),
+    )
+
+
+def _predictions(pred: Path, id_key: str, docs: Mapping[str, Document], order: list[str],
+                 warnings: list[str]) -> dict[str, RawResult]:
+    """doc_id -> the raw result of one prediction file (missing ones included)."""
     # Lines that name their id are placed first, so a line matched only by its position
     # (no readable id) can never take the place of a line that names that id.
-    named: list[tuple[str, str | None, RawResult]] = []
-    by_position: list[tuple[str, str | None, RawResult]] = []
+    named: list[tuple[str, str, RawResult]] = []
+    by_position: list[tuple[str, str, RawResult]] = []
     for n, line in _lines(pred):
-        where = f"{Path(pred).name}:{n}"
+        where = f"{pred.name}:{n}"
         try:
             parsed = scorer.parse_json(line, where)
         except InputError:
@@ -422,35 +448,36 @@ def load_jsonl(
             by_position.append((where, order[n - 1], raw))
         else:
             warnings.append(f"{where}: no readable {id_key!r} and no gold line {n}; ignored")
-    results: dict[tuple[str, str], RawResult] = {}
+    results: dict[str, RawResult] = {}
     for where, doc_id, raw in named:
         if doc_id not in docs:
             warnings.append(f"{where}: id {doc_id!r} is not in the gold file; ignored")
-        elif (system, doc_id) in results:
+        elif doc_id in results:
             warnings.append(f"{where}: id {doc_id!r} repeats an earlier line; ignored")
         else:
-            results[(system, doc_id)] = raw
+            results[doc_id] = raw
     for where, doc_id, raw in by_position:
-        if (system, doc_id) in results:
+        if doc_id in results:
             warnings.append(f"{where}: no readable {id_key!r}; gold line's id {doc_id!r} "
                             "has its own prediction line, so this line is ignored")
         else:
             warnings.append(f"{where}: no readable {id_key!r}; matched to gold line "
                             f"{where.rsplit(':', 1)[1]} ({doc_id!r})")
-            results[(system, doc_id)] = raw
-    ids = sorted(docs)
-    for doc_id in ids:
-        results.setdefault((system, doc_id), RawResult(f"{Path(pred).name}", None))
-    return Benchmark(
-        None, BenchmarkConfig(), tuple(docs[d] for d in ids), (system,),
-        MappingProxyType(results), MappingProxyType({}), tuple(warnings),
-    )
+            results[doc_id] = raw
+    for doc_id in docs:
+        results.setdefault(doc_id, RawResult(pred.name, None))
+    return results
 
 
 def _lines(path: Path) -> list[tuple[int, str]]:
-    """Non-blank lines of a text file with 1-based numbers (invalid UTF-8 replaced)."""
+    """Non-blank lines of a text file with 1-based numbers (invalid UTF-8 replaced).
+
+    Lines end at ``\n`` only (a ``\r`` before it is dropped): JSON strings may hold a raw
+    U+2028, U+2029 or U+0085, where ``str.splitlines`` would cut a line in two.
+    """
     text = Path(path).read_bytes().decode("utf-8-sig", errors="replace")
-    return [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    return [(n, line.removesuffix("\r")) for n, line in enumerate(text.split("\n"), 1)
+            if line.strip()]
 
 
 def _line_id(value: Any, key: str) -> str | None:
