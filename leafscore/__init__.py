@@ -1,13 +1,19 @@
 """leafscore: leaf-level, schema-guided scoring of document-extraction results.
 
-Re-exports the metric from ``scorer.py`` (the one place where scoring happens)::
+The metric lives in ``scorer.py`` (the one place where scoring happens); this package
+adds whole benchmarks on top of it::
 
     >>> import leafscore
     >>> "1.0" in leafscore.SCORING_VERSIONS
     True
 
-``leafscore.score`` is ``scorer.score``; the command line is ``leafscore`` (see
-``leafscore.cli``).
+* ``leafscore.score`` / ``leafscore.score_file``: one document (``scorer.score``,
+  ``scorer.score_file``);
+* ``leafscore.evaluate(root)`` / ``leafscore.evaluate_jsonl(gold, preds, schema)``: a
+  whole benchmark, as an ``Evaluation`` (``leafscore.api``; docs/API.md);
+* the command line is ``leafscore`` (``leafscore.cli``), a thin layer over the API.
+
+Names are resolved on first use, so importing a submodule stays light.
 """
 
 from __future__ import annotations
@@ -17,13 +23,22 @@ from typing import Any
 from scorer import SCORING_VERSIONS
 
 __version__ = "0.1.0"
-__all__ = ["SCORING_VERSIONS", "__version__", "score"]
+__all__ = ["SCORING_VERSIONS", "Evaluation", "__version__", "evaluate", "evaluate_jsonl",
+           "score", "score_file"]
+
+_FROM_SCORER = ("score", "score_file")
+_FROM_API = ("Evaluation", "evaluate", "evaluate_jsonl")
 
 
 def __getattr__(name: str) -> Any:
-    """Resolve ``score`` from ``scorer`` on first use, so importing a submodule stays light."""
-    if name == "score":
+    """Resolve the public names on first use (``scorer`` for one document, ``api`` for
+    whole benchmarks)."""
+    if name in _FROM_SCORER:
         import scorer
 
-        return scorer.score
+        return getattr(scorer, name)
+    if name in _FROM_API:
+        from leafscore import api
+
+        return getattr(api, name)
     raise AttributeError(f"module 'leafscore' has no attribute {name!r}")

@@ -18,26 +18,23 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, NoReturn
 
 import click
 
 import scorer
-from leafscore import __version__, files, jsonio, names
-from leafscore import diff as diff_mod
-from leafscore import fields as fields_mod
+from leafscore import __version__, api, files, jsonio, names
 from leafscore import gate as gate_mod
-from leafscore import leaderboard as leaderboard_mod
 from leafscore import render as render_mod
 from leafscore import report as report_mod
 from leafscore import stats as stats_mod
-from leafscore.benchmark import Benchmark, load_folder, load_jsonl
-from leafscore.cache import Cache, default_cache_dir, scorer_digest
-from leafscore.config import BenchmarkConfig, load_config
+from leafscore.benchmark import Benchmark
+from leafscore.cache import Cache, default_cache_dir
+from leafscore.config import BenchmarkConfig
 from leafscore.errors import InputError
 from leafscore.hygiene import visible
-from leafscore.runner import Run, score_benchmark
-from leafscore.validate import check_label, validate_folder
+from leafscore.validate import validate_folder
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -172,50 +169,126 @@ def _progress(label: str) -> Iterator[Callable[[int, int], None] | None]:
         yield update
 
 
-def _score(bench: Benchmark, settings: ScoringSettings, *, verdicts: bool = True) -> Run:
-    """Score a loaded benchmark with the command line's settings; warnings to stderr.
+@dataclass(frozen=True)
+class Source:
+    """Where a command's benchmark comes from: the folder ``root``, or JSONL files
+    (``gold``, ``preds`` system -> file, one ``schema``, the ``id_key`` member, an optional
+    ``config``: a benchmark.toml)."""
 
-    ``verdicts=False`` for commands that read no verdicts (faster from a warm cache).
+    root: Path
+    gold: Path | None = None
+    pred_options: tuple[str, ...] = ()
+    schema: Path | None = None
+    id_key: str = "id"
+    config: Path | None = None
+    root_given: bool = False
+
+    @property
+    def preds(self) -> tuple[tuple[str, Path], ...]:
+        """``--pred`` as (system, path) pairs."""
+        return _pred_pairs(self.pred_options)
+
+    def check(self) -> None:
+        """Exit 2 (``Failed``) for a mix of modes or an incomplete JSONL set."""
+        if self.jsonl:
+            if self.gold is None or self.schema is None or not self.pred_options:
+                _fail("JSONL mode needs --gold, --schema and at least one --pred")
+            if self.root_given:
+                _fail("give either ROOT or --gold/--pred/--schema, not both")
+        elif self.config is not None:
+            _fail("--config goes with JSONL mode; a folder's config is ROOT/benchmark.toml")
+
+    @property
+    def jsonl(self) -> bool:
+        """True when the benchmark is JSONL files."""
+        return self.gold is not None or bool(self.pred_options) or self.schema is not None
+
+    @property
+    def folder(self) -> Path | None:
+        """ROOT when it is a folder (the place outputs are checked against), else None."""
+        return None if self.jsonl or not self.root.is_dir() else self.root
+
+
+def _pred_pairs(values: tuple[str, ...]) -> tuple[tuple[str, Path], ...]:
+    """``--pred SYSTEM=PATH`` (or a bare PATH, named by its file stem) -> pairs."""
+    pairs = []
+    for value in values:
+        name, sep, path = value.partition("=")
+        if not sep:
+            name, path = Path(value).stem, value
+        files.check_name("system name", name, source="--pred")
+        pairs.append((name, Path(path)))
+    seen = [name for name, _ in pairs]
+    if len(set(seen)) != len(seen):
+        _fail(f"--pred names a system twice: {', '.join(sorted(seen))}")
+    return tuple(pairs)
+
+
+def _benchmark_source(command: Callable[..., Any]) -> Callable[..., Any]:
+    """ROOT, or --gold/--pred/--schema (JSONL), for every command that reads a
+    benchmark; handed to it as one ``source: Source`` argument."""
+
+    @functools.wraps(command)
+    def with_source(*args: Any, root: Path, gold: Path | None, preds: tuple[str, ...],
+                    schema: Path | None, id_key: str, config: Path | None,
+                    **kwargs: Any) -> Any:
+        explicit = click.get_current_context().get_parameter_source("root") \
+            != click.core.ParameterSource.DEFAULT
+        source = Source(root, gold, preds, schema, id_key, config, explicit)
+        return command(*args, source=source, **kwargs)
+
+    decorators = [
+        click.argument("root", required=False, default=".", type=click.Path(path_type=Path)),
+        click.option("--gold", type=click.Path(dir_okay=False, path_type=Path),
+                     help="JSONL mode: labels, one JSON object per line."),
+        click.option("--pred", "preds", multiple=True, metavar="SYSTEM=PATH",
+                     help="JSONL mode: one system's predictions, one JSON object per line "
+                          "(repeatable; a bare PATH is named by its file stem)."),
+        click.option("--schema", type=click.Path(dir_okay=False, path_type=Path),
+                     help="JSONL mode: the JSON Schema of every document."),
+        click.option("--id-key", default="id", show_default=True,
+                     help="JSONL mode: the id member."),
+        click.option("--config", type=click.Path(dir_okay=False, path_type=Path),
+                     help="JSONL mode: a benchmark.toml (version pin, options)."),
+    ]
+    for decorate in reversed(decorators):
+        with_source = decorate(with_source)
+    return with_source
+
+
+def _open(source: Source, settings: ScoringSettings, *, systems: tuple[str, ...] = (),
+          verdicts: bool = True, needs_verdicts: str = "") -> api.Evaluation:
+    """Read and score the benchmark of ``source``; warnings to stderr as they come.
+
+    ``needs_verdicts`` names the command when it needs per-leaf verdicts: the version is
+    checked before any scoring. ``verdicts=False`` when no verdict will be read.
     """
-    for warning in bench.warnings:
-        _note(f"warning: {warning}")
-    for problem in names.check_names(bench.systems, [doc.id for doc in bench.documents]):
-        _note(f"warning: {problem}")
-    _warn_invalid_labels(bench)
+    bench = _bench_of(source, systems)
     version = resolve_version(settings.version, bench.config)
-    options = bench.config.options
-    with _progress("scoring") as progress:
-        run = score_benchmark(bench, version=version, options=options,
-                              workers=settings.workers, cache=_cache(settings),
-                              progress=progress, verdicts=verdicts)
-    for cell in run.cells.values():
-        for warning in cell.warnings:
+    if needs_verdicts and not scorer.scoring_version(version).has_verdicts:
+        latest = scorer.SCORING_VERSIONS[-1]
+        _fail(f"`leafscore {needs_verdicts}` needs per-leaf verdicts, which version {version} "
+              f"does not keep; pass --version {latest}")
+    return _evaluate(bench, settings, version, verdicts)
+
+
+def _evaluate(bench: Benchmark, settings: ScoringSettings, version: str,
+              verdicts: bool) -> api.Evaluation:
+    printed = 0
+
+    def early(warnings: Any) -> None:
+        nonlocal printed
+        for warning in warnings:
             _note(f"warning: {warning}")
-    return run
+            printed += 1
 
-
-def _warn_invalid_labels(bench: Benchmark) -> None:
-    """One warning line per label that violates its schema, and a count: such labels are
-    still scored (``validate`` lists every violation)."""
-    invalid = 0
-    for doc in bench.documents:
-        found = [p for p in check_label(doc.label, doc.schema, doc.label_file, doc.schema_file)
-                 if p.level == "error"]
-        if found:
-            invalid += 1
-            first = found[0]
-            where = f"#{first.pointer}" if first.pointer else ""
-            _note(f"warning: {doc.label_file}: violates its schema ({len(found)} problem(s); "
-                  f"first at {where or 'the root'}: {first.message}); scored as it is")
-    if invalid:
-        _note(f"warning: {invalid} label(s) violate their schema; run `leafscore validate`")
-
-
-def _load(root: Path, systems: tuple[str, ...] = ()) -> Benchmark:
-    for system in systems:
-        files.check_name("system name", system, source="--system")
-    config = load_config(root) if Path(root).is_dir() else BenchmarkConfig()
-    return load_folder(root, config, systems=systems)
+    with _progress("scoring") as progress:
+        evaluation = _analysis(lambda: api.evaluate_benchmark(
+            bench, version=version, workers=settings.workers, cache=_cache(settings),
+            keep_verdicts=verdicts, progress=progress, before_scoring=early))
+    for warning in evaluation.warnings[printed:]:
+        _note(f"warning: {warning}")
+    return evaluation
 
 
 def _emit(text: str) -> None:
@@ -229,7 +302,15 @@ def _analysis(call: Callable[[], Any]) -> Any:
     except KeyError as exc:
         _fail(str(exc.args[0]) if exc.args else str(exc))
     except ValueError as exc:
+        if isinstance(exc, InputError):
+            raise
         _fail(str(exc))
+
+
+def _example(*lines: str) -> str:
+    """A --help epilog: examples that run on the shipped sample (a test runs each)."""
+    return "\b\nExamples (on the sample shipped in the repository):\n" + "\n".join(
+        f"  {line}" for line in lines)
 
 
 # ------------------------------------------------------------------------------------
@@ -250,13 +331,19 @@ class _Group(click.Group):
         return super().parse_args(ctx, args)
 
 
-@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]},
+             epilog=_example("leafscore validate", "leafscore leaderboard --format table"))
 @click.version_option(__version__, prog_name="leafscore")
 def main() -> None:
-    """Score document-extraction results leaf by leaf; build reproducible leaderboards."""
+    """Score document-extraction results leaf by leaf; build reproducible leaderboards.
+
+    Human-facing output (table, md, html) shows scores in percent, marked "(%)"; machine
+    output (json, csv) gives fractions in [0, 1]. Every threshold option takes a
+    fraction in [0, 1].
+    """
 
 
-@main.command()
+@main.command(epilog=_example("leafscore validate", "leafscore validate --format json"))
 @_root_argument
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
@@ -288,56 +375,26 @@ def validate(root: Path, fmt: str, version: str | None) -> None:
         raise click.exceptions.Exit(EXIT_FAILED)
 
 
-@main.command()
-@_root_argument
+@main.command(epilog=_example(
+    "leafscore score", "leafscore score --format json --system atlas",
+    "leafscore score --gold examples/jsonl/gold.jsonl --schema examples/jsonl/schema.json "
+    "--pred atlas=examples/jsonl/atlas.jsonl"))
+@_benchmark_source
 @click.option("--system", "systems", multiple=True, help="Score only this system (repeatable).")
 @_format_option("table")
 @_scoring_options
-@click.option("--gold", type=click.Path(dir_okay=False, path_type=Path),
-              help="JSONL mode: labels, one JSON object per line.")
-@click.option("--pred", "preds", type=click.Path(dir_okay=False, path_type=Path),
-              multiple=True,
-              help="JSONL mode: predictions, one JSON object per line (one file; --system "
-                   "names it, default 'pred').")
-@click.option("--schema", type=click.Path(dir_okay=False, path_type=Path),
-              help="JSONL mode: the JSON Schema of every document.")
-@click.option("--id-key", default="id", show_default=True, help="JSONL mode: the id member.")
-@click.pass_context
 @handles_errors
-def score(ctx: click.Context, root: Path, systems: tuple[str, ...], fmt: str,
-          settings: ScoringSettings,
-          gold: Path | None, preds: tuple[Path, ...], schema: Path | None,
-          id_key: str) -> None:
-    """Score every document x system of ROOT (or a --gold/--pred/--schema JSONL set)."""
-    if len(preds) > 1:
-        _fail("give one --pred file; to compare systems, lay them out as a benchmark folder")
-    pred = preds[0] if preds else None
-    jsonl = (gold, pred, schema)
-    if any(jsonl):
-        if not all(jsonl):
-            _fail("JSONL mode needs all of --gold, --pred and --schema")
-        if ctx.get_parameter_source("root") != click.core.ParameterSource.DEFAULT:
-            _fail("give either ROOT or --gold/--pred/--schema, not both")
-        for path in jsonl:
-            if not path.is_file():  # type: ignore[union-attr]
-                _fail(f"{path}: no such file")
-        if len(systems) > 1:
-            _fail("JSONL mode scores one system: give at most one --system (its name)")
-        name = systems[0] if systems else "pred"
-        files.check_name("system name", name, source="--system")
-        bench = load_jsonl(gold, pred, schema, id_key=id_key,  # type: ignore[arg-type]
-                           system=name)
-        if settings.version is None:
-            settings = dataclasses.replace(settings, version=scorer.SCORING_VERSIONS[-1])
-            _note(f"JSONL mode; scoring version {settings.version}")
-        run = _score(bench, settings, verdicts=False)
-    else:
-        run = _score(_load(root, systems), settings, verdicts=False)
-    _emit(render_mod.render_matrix(run, fmt))
+def score(source: Source, systems: tuple[str, ...], fmt: str,
+          settings: ScoringSettings) -> None:
+    """Score every document x system of ROOT (or of --gold/--pred/--schema JSONL files):
+    document scores and each system's macro average (% in text, fractions in json/csv)."""
+    evaluation = _open(source, settings, systems=systems, verdicts=False)
+    _emit(render_mod.render_matrix(evaluation.run, fmt))
 
 
-@main.command()
-@_root_argument
+@main.command(epilog=_example("leafscore leaderboard", "leafscore leaderboard --format table",
+                              "leafscore leaderboard --update README.md"))
+@_benchmark_source
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
               help="Write the leaderboard to this file (atomically) instead of stdout.")
 @click.option("--update", type=click.Path(dir_okay=False, path_type=Path),
@@ -347,30 +404,29 @@ def score(ctx: click.Context, root: Path, systems: tuple[str, ...], fmt: str,
 @_bootstrap_options
 @_scoring_options
 @handles_errors
-def leaderboard(root: Path, out: Path | None, update: Path | None, systems: tuple[str, ...],
-                fmt: str, resamples: int, seed: int, settings: ScoringSettings) -> None:
-    """Markdown leaderboard: macro accuracy with a 95% interval, ties with the leader,
-    micro P/R/F1, coverage, breakdowns by metadata, and the signature line."""
+def leaderboard(source: Source, out: Path | None, update: Path | None,
+                systems: tuple[str, ...], fmt: str, resamples: int, seed: int,
+                settings: ScoringSettings) -> None:
+    """Leaderboard: macro accuracy (%) with a 95% interval, ties with the leader, micro
+    P/R/F1, coverage, breakdowns by metadata, and the signature line."""
     for path in (out, update):  # refused before any scoring
         if path is not None:
-            files.output_target(root if Path(root).is_dir() else None, path)
-    bench = _load(root, systems)
-    run = _score(bench, settings, verdicts=False)
-    board = _analysis(lambda: leaderboard_mod.leaderboard(
-        run, resamples=resamples, seed=seed, columns=bench.config.breakdowns))
+            files.output_target(source.folder, path)
+    evaluation = _open(source, settings, systems=systems, verdicts=False)
+    board = _analysis(lambda: evaluation.leaderboard(resamples=resamples, seed=seed))
     text = render_mod.render_leaderboard(board, fmt)
     if update is not None:
-        _update_readme(root, update, render_mod.render_leaderboard(board, "md"))
+        _update_readme(source, update, render_mod.render_leaderboard(board, "md"))
     if out is not None:
-        _write_output(root, out, text)
+        _write_output(source, out, text)
     if update is None and out is None:
         _emit(text)
 
 
-def _write_output(root: Path, path: Path, text: str) -> None:
-    path = files.output_target(root if Path(root).is_dir() else None, path)
-    if Path(root).is_dir():
-        files.check_output_path(root, path)
+def _write_output(source: Source, path: Path, text: str) -> None:
+    path = files.output_target(source.folder, path)
+    if source.folder is not None:
+        files.check_output_path(source.folder, path)
     try:
         files.atomic_write_text(path, text)
     except OSError as exc:
@@ -378,7 +434,7 @@ def _write_output(root: Path, path: Path, text: str) -> None:
     _note(f"wrote {path}")
 
 
-def _update_readme(root: Path, readme: Path, text: str) -> None:
+def _update_readme(source: Source, readme: Path, text: str) -> None:
     try:
         old = readme.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -388,7 +444,7 @@ def _update_readme(root: Path, readme: Path, text: str) -> None:
     except ValueError as exc:
         _fail(str(exc))
     if new != old:
-        _write_output(root, readme, new)
+        _write_output(source, readme, new)
     else:
         _note(f"{readme} is up to date")
 
@@ -410,92 +466,88 @@ def _foreign_summary(path: Path) -> bool:
         return False
     try:
         value = jsonio.load_json(path).value
-    except jsonio.JSONInputError:
+    except InputError:
         return True
     signature = value.get("signature") if isinstance(value, dict) else None
     return not (isinstance(signature, str) and signature.startswith("leafscore:"))
 
 
-def _summary(root: Path, run: Run, bench: Benchmark, *, resamples: int, seed: int
-             ) -> dict[str, Any]:
-    results = {raw.file: raw.sha256 for raw in bench.results.values() if raw.data is not None}
-    config = bench.config
-    return _analysis(lambda: report_mod.build_summary(
-        run,
-        name=config.name or Path(root).resolve().name,
-        dataset_version=config.version,
-        display_names=config.display_names,
-        results_sha256=results,
-        scorer_sha256=scorer_digest(),
-        resamples=resamples,
-        seed=seed,
-    ))
-
-
-@main.command()
-@_root_argument
+@main.command(epilog=_example("leafscore report --out /tmp/leafscore-report",
+                              "leafscore report --out /tmp/leafscore-report "
+                              "--verdicts /tmp/leafscore-report/verdicts.csv"))
+@_benchmark_source
 @click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
-              help="Write summary.json/.csv here instead of ROOT/results.")
+              help="Write summary.json/.csv here instead of ROOT/results (needed for JSONL).")
 @click.option("--force", is_flag=True,
               help="Replace a summary.json that leafscore did not write.")
+@click.option("--verdicts", "verdicts_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write every leaf verdict to this .csv or .parquet file (2.0).")
 @_bootstrap_options
 @_scoring_options
 @handles_errors
-def report(root: Path, out_dir: Path | None, force: bool, resamples: int, seed: int,
-           settings: ScoringSettings) -> None:
-    """Write results/summary.json and results/summary.csv (atomically)."""
-    bench = _load(root)
-    target = out_dir if out_dir is not None else Path(root) / "results"
+def report(source: Source, out_dir: Path | None, force: bool, verdicts_path: Path | None,
+           resamples: int, seed: int, settings: ScoringSettings) -> None:
+    """Write summary.json and summary.csv (atomically): DocuBench's keys plus version,
+    signature, intervals, coverage, per-field counts and digests (fractions in [0, 1])."""
+    if out_dir is None and source.jsonl:
+        _fail("JSONL mode has no results/ folder: pass --out DIR")
+    target = out_dir if out_dir is not None else source.root / "results"
     if out_dir is None and not _writable(target):
         _fail(f"{target} is missing or not writable; pass --out DIR to write elsewhere")
-    files.check_output_path(root, target / "summary.json")
+    if source.folder is not None:
+        files.check_output_path(source.folder, target / "summary.json")
     for name in ("summary.json", "summary.csv"):
-        files.output_target(root, target / name)
+        files.output_target(source.folder, target / name)
+    if verdicts_path is not None:
+        files.output_target(source.folder, verdicts_path)
     if not force and _foreign_summary(target / "summary.json"):
         _fail(f"{target / 'summary.json'} was not written by leafscore and would be replaced; "
               "pass --out DIR, or --force to replace it")
-    run = _score(bench, settings)
-    summary = _summary(root, run, bench, resamples=resamples, seed=seed)
+    evaluation = _open(source, settings, needs_verdicts="report --verdicts"
+                       if verdicts_path is not None else "")
     try:
-        target.mkdir(parents=True, exist_ok=True)
-        paths = report_mod.write_summary(target, summary)
+        paths = _analysis(lambda: evaluation.report(target, resamples=resamples, seed=seed))
+        if verdicts_path is not None:
+            paths = (*paths, _analysis(lambda: evaluation.write_verdicts(verdicts_path)))
+    except ImportError as exc:
+        _fail(str(exc))
     except OSError as exc:
         _fail(f"{target}: cannot write ({exc.strerror or exc}); pass --out DIR")
     for path in paths:
         click.echo(str(path))
 
 
-@main.command()
-@_root_argument
+@main.command(epilog=_example("leafscore report --out /tmp/leafscore-report && "
+                              "leafscore verify --summary /tmp/leafscore-report/summary.json"))
+@_benchmark_source
 @click.option("--summary", "summary_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="The summary to check (default ROOT/results/summary.json); for one "
-                   "written with `report --out`.")
+              help="The summary to check (default ROOT/results/summary.json; needed for "
+                   "JSONL, and for one written with `report --out`).")
 @_scoring_options
 @handles_errors
-def verify(root: Path, summary_path: Path | None, settings: ScoringSettings) -> None:
-    """Rescore ROOT and compare with the committed results/summary.json; exit 1 on drift."""
+def verify(source: Source, summary_path: Path | None, settings: ScoringSettings) -> None:
+    """Rescore the benchmark and compare with a committed summary.json; exit 1 on drift."""
     if summary_path is not None:
         rel, path = str(summary_path), summary_path
+    elif source.jsonl:
+        _fail("JSONL mode has no results/ folder: pass --summary FILE")
     else:
         rel = "results/summary.json"
-        path = files.safe_child(root, rel) if Path(root).is_dir() else Path(root) / rel
+        path = files.safe_child(source.root, rel) if source.root.is_dir() \
+            else source.root / rel
     if not path.is_file():
         _fail(f"{path}: no committed summary; run `leafscore report` first")
-    try:
-        committed = jsonio.load_json(path).value
-    except jsonio.JSONInputError as exc:
-        raise InputError(rel, exc.position, exc.reason) from None
+    committed = scorer.read_json_file(path, source=rel).value
     if not isinstance(committed, dict) or committed.get("version") not in scorer.SCORING_VERSIONS:
         _fail(f"{rel}: not a leafscore summary (no known 'version')")
     resamples, seed, problem = report_mod.stored_bootstrap(committed.get("signature"))
     if problem:
         _note(f"{rel}: {problem}; recomputing with resamples {resamples} and seed {seed}")
-    bench = _load(root)
     if settings.version not in (None, committed["version"]):
         _fail(f"--version {settings.version} differs from the summary's version "
               f"{committed['version']}")
-    run = _score(bench, dataclasses.replace(settings, version=committed["version"]))
-    fresh = _summary(root, run, bench, resamples=resamples, seed=seed)
+    evaluation = _open(source, dataclasses.replace(settings, version=committed["version"]))
+    fresh = evaluation.summary(resamples=resamples, seed=seed)
     reasons = report_mod.drift(committed, fresh)
     if reasons:
         click.echo(f"verify: DRIFT: {rel} does not reproduce")
@@ -505,149 +557,153 @@ def verify(root: Path, summary_path: Path | None, settings: ScoringSettings) -> 
     click.echo(f"verify: OK: {rel} reproduces ({fresh['signature']})")
 
 
-@main.command()
-@_root_argument
+@main.command(epilog=_example("leafscore fields --system beacon",
+                              "leafscore fields --system cobalt --format json"))
+@_benchmark_source
 @click.option("--system", required=True, help="The system to analyse.")
 @_format_option("table")
 @_scoring_options
 @handles_errors
-def fields(root: Path, system: str, fmt: str, settings: ScoringSettings) -> None:
-    """Per-field TP/FP/FN, precision, recall, F1 and error categories, worst first."""
-    bench = _load(root, (system,))
-    _needs_verdicts(bench, settings.version, "fields")
-    run = _score(bench, settings)
-    rows = _analysis(lambda: fields_mod.field_table(run, system))
-    _emit(render_mod.render_fields(rows, fmt, system=system, signature=run.signature))
+def fields(source: Source, system: str, fmt: str, settings: ScoringSettings) -> None:
+    """Per-field TP/FP/FN, precision, recall, F1 (%) and error kinds, worst first."""
+    evaluation = _open(source, settings, systems=(system,), needs_verdicts="fields")
+    rows = _analysis(lambda: evaluation.fields(system))
+    _emit(render_mod.render_fields(rows, fmt, system=system, signature=evaluation.signature))
 
 
-def _needs_verdicts(bench: Benchmark, flag: str | None, command: str) -> None:
-    """Exit 2 before scoring when the run's version keeps no per-leaf verdicts (1.0)."""
-    version = flag or bench.config.scoring_version or scorer.SCORING_VERSIONS[-1]
-    if not scorer.scoring_version(version).has_verdicts:
-        latest = scorer.SCORING_VERSIONS[-1]
-        _fail(f"`leafscore {command}` needs per-leaf verdicts, which version {version} "
-              f"does not keep; pass --version {latest}")
-
-
-@main.command()
+@main.command(epilog=_example("leafscore explain inv-001 --system cobalt",
+                              "leafscore explain bst-002 --system beacon --format json"))
 @click.argument("doc_id")
-@_root_argument
+@_benchmark_source
 @click.option("--system", required=True, help="The system whose result to explain.")
 @_format_option("table")
 @_scoring_options
 @handles_errors
-def explain(doc_id: str, root: Path, system: str, fmt: str, settings: ScoringSettings) -> None:
+def explain(doc_id: str, source: Source, system: str, fmt: str,
+            settings: ScoringSettings) -> None:
     """Every leaf of document DOC_ID: label value, result value and verdict."""
     files.check_name("document id", doc_id, source="DOC_ID")
-    bench = _load(root, (system,))
+    bench = _analysis(lambda: _bench_of(source, (system,)))
     if doc_id not in bench.ids():
         _fail(f"no document {doc_id!r} (labels/{doc_id}.json does not exist)")
-    single = Benchmark(bench.root, bench.config,
-                       tuple(d for d in bench.documents if d.id == doc_id), bench.systems,
-                       {k: v for k, v in bench.results.items() if k[1] == doc_id},
-                       bench.metadata, bench.warnings)
-    _needs_verdicts(bench, settings.version, "explain")
-    run = _score(single, settings)
-    _emit(_analysis(lambda: render_mod.render_explain(run, system, doc_id, fmt)))
+    single = dataclasses.replace(
+        bench, documents=tuple(d for d in bench.documents if d.id == doc_id),
+        results=MappingProxyType({k: v for k, v in bench.results.items() if k[1] == doc_id}))
+    version = resolve_version(settings.version, bench.config)
+    if not scorer.scoring_version(version).has_verdicts:
+        _fail(f"`leafscore explain` needs per-leaf verdicts, which version {version} does "
+              f"not keep; pass --version {scorer.SCORING_VERSIONS[-1]}")
+    evaluation = _evaluate(single, settings, version, True)
+    _emit(render_mod.render_explain(_analysis(lambda: evaluation.explain(doc_id, system)), fmt))
 
 
-def _side(root: Path, name: str, option: str, bench: Benchmark) -> tuple[Benchmark, str]:
-    """A diff side: a system of ROOT, or a folder of result files of the same benchmark."""
+def _only(bench: Benchmark, systems: tuple[str, ...]) -> Benchmark:
+    """``bench`` restricted to ``systems``."""
+    return dataclasses.replace(bench, systems=systems, results=MappingProxyType(
+        {k: v for k, v in bench.results.items() if k[0] in systems}))
+
+
+def _side(source: Source, bench: Benchmark, name: str, option: str) -> tuple[Benchmark, str]:
+    """A diff side: a system of the benchmark, or a folder of result files read as one."""
     if name in bench.systems:
-        return bench, name
-    folder = Path(name)
-    if not folder.is_dir():
-        _fail(f"{option} {name!r} is neither a system of {root}/results nor a folder")
-    label = folder.resolve().name or option.lstrip("-")
-    results = {}
-    for doc in bench.documents:
-        rel = folder / f"{doc.id}.json"
-        raw = _raw_from_folder(folder, doc.id, rel)
-        results[(label, doc.id)] = raw
-    side = Benchmark(bench.root, bench.config, bench.documents, (label,), results,
-                     bench.metadata, ())
-    return side, label
+        return _only(bench, (name,)), name
+    if source.jsonl or not Path(name).is_dir():
+        _fail(f"{option} {name!r} is neither a system of the benchmark nor a folder")
+    label = Path(name).resolve().name or option.lstrip("-")
+    return api.with_results(bench, name, label), label
 
 
-def _raw_from_folder(folder: Path, doc_id: str, shown: Path) -> Any:
-    from leafscore.benchmark import RawResult
+def _bench_of(source: Source, systems: tuple[str, ...] = ()) -> Benchmark:
+    """The benchmark of ``source`` (only ``systems`` when given), read without scoring."""
+    source.check()
+    if not source.jsonl:
+        return api.load(source.root, systems)
+    preds = dict(source.preds)
+    bare = [p for p in source.pred_options if "=" not in p]
+    if len(source.pred_options) == 1 and bare and len(systems) == 1:
+        preds = {systems[0]: Path(bare[0])}  # `--pred FILE --system NAME` names FILE
+    unknown = sorted(set(systems) - set(preds))
+    if unknown:
+        _fail(f"--system {unknown[0]!r} is not one of the --pred systems "
+              f"({', '.join(sorted(preds))})")
+    chosen = {s: preds[s] for s in systems} if systems else preds
+    return api.load_jsonl_benchmark(source.gold, chosen, source.schema,  # type: ignore[arg-type]
+                                    id_key=source.id_key, config=source.config)
 
-    path = files.safe_child(folder, f"{doc_id}.json")
-    if not path.exists():
-        return RawResult(str(shown), None)
-    if not path.is_file():
-        return RawResult(str(shown), None, problem="not a regular file (parse failure)")
-    if path.stat().st_size > jsonio.DEFAULT_MAX_BYTES:
-        return RawResult(str(shown), None, problem="over the size limit (parse failure)")
-    return RawResult(str(shown), path.read_bytes())
 
-
-@main.command("diff")
-@_root_argument
-@click.option("--base", required=True, help="A system of ROOT, or a folder of result files.")
-@click.option("--head", required=True, help="A system of ROOT, or a folder of result files.")
+@main.command("diff", epilog=_example(
+    "leafscore diff --base cobalt --head beacon",
+    "leafscore diff --base beacon --head results/atlas --fail-on-regression"))
+@_benchmark_source
+@click.option("--base", required=True,
+              help="A system of the benchmark, or a folder of result files.")
+@click.option("--head", required=True,
+              help="A system of the benchmark, or a folder of result files.")
 @click.option("--fail-on-regression", is_flag=True, help="Exit 1 when head is worse than base.")
 @click.option("--tolerance", type=click.FloatRange(min=0.0, max=1.0), default=0.0,
               show_default=True,
-              help="Score drop allowed before a regression (fraction in [0, 1]).")
+              help="Score drop allowed before a regression: a fraction in [0, 1] "
+                   "(0.01 = 1 point).")
 @_format_option("md")
 @_bootstrap_options
 @_scoring_options
 @handles_errors
-def diff_command(root: Path, base: str, head: str, fail_on_regression: bool, tolerance: float,
-                 fmt: str, resamples: int, seed: int, settings: ScoringSettings) -> None:
+def diff_command(source: Source, base: str, head: str, fail_on_regression: bool,
+                 tolerance: float, fmt: str, resamples: int, seed: int,
+                 settings: ScoringSettings) -> None:
     """Compare HEAD against BASE: per-field F1, flipped documents, interval of the change."""
-    bench = _load(root)
-    base_bench, base_name = _side(root, base, "--base", bench)
-    head_bench, head_name = _side(root, head, "--head", bench)
-    if base_bench is head_bench:
-        keep = tuple(sorted({base_name, head_name}))
-        pair = Benchmark(bench.root, bench.config, bench.documents, keep,
-                         {k: v for k, v in bench.results.items() if k[0] in keep},
-                         bench.metadata, bench.warnings)
-        base_run = head_run = _score(pair, settings)
+    bench = _analysis(lambda: _bench_of(source))
+    version = resolve_version(settings.version, bench.config)
+    if base in bench.systems and head in bench.systems:
+        keep = tuple(sorted({base, head}))
+        evaluation = other = _evaluate(_only(bench, keep), settings, version, True)
+        base_name, head_name = base, head
     else:
-        base_run, head_run = _score(base_bench, settings), _score(head_bench, settings)
-    result = _analysis(lambda: diff_mod.compare(
-        base_run, base_name, head_run, head_name, tolerance=tolerance, resamples=resamples,
-        seed=seed, names=(base, head)))
+        (base_bench, base_name), (head_bench, head_name) = (
+            _side(source, bench, base, "--base"), _side(source, bench, head, "--head"))
+        evaluation = _evaluate(base_bench, settings, version, True)
+        other = _evaluate(head_bench, settings, version, True)
+    result = _analysis(lambda: evaluation.diff(
+        base_name, head_name, tolerance=tolerance, resamples=resamples, seed=seed,
+        head_evaluation=other, names=(base, head)))
     _emit(render_mod.render_diff(result, fmt))
     if fail_on_regression and result.regression:
         _note(f"regression: {head} is below {base} by more than {tolerance!r}")
         raise click.exceptions.Exit(EXIT_FAILED)
 
 
-@main.command("gate")
-@_root_argument
+@main.command("gate", epilog=_example(
+    "leafscore gate --system atlas --min-score 0.95",
+    "leafscore gate --system atlas --min-score 0.95 --field-min 'line_items[].amount=0.9'"))
+@_benchmark_source
 @click.option("--system", required=True, help="The system to gate.")
-@click.option("--min-score", type=float, help="Minimum macro accuracy, a fraction in [0, 1].")
+@click.option("--min-score", type=float,
+              help="Minimum macro accuracy: a fraction in [0, 1] (0.95 = 95%).")
 @click.option("--field-min", "field_mins", multiple=True, metavar="PATH=X",
-              help="Minimum F1 of one field (repeatable; needs version 2.0).")
+              help="Minimum F1 of one field path, a fraction in [0, 1] (repeatable; "
+                   "needs version 2.0).")
 @_scoring_options
 @handles_errors
-def gate_command(root: Path, system: str, min_score: float | None, field_mins: tuple[str, ...],
-                 settings: ScoringSettings) -> None:
+def gate_command(source: Source, system: str, min_score: float | None,
+                 field_mins: tuple[str, ...], settings: ScoringSettings) -> None:
     """Exit 1 listing every threshold SYSTEM fails; decided on unrounded values."""
     if min_score is None and not field_mins:
         _fail("give --min-score and/or --field-min PATH=X")
     wanted = [_analysis(lambda text=text: gate_mod.parse_field_min(text)) for text in field_mins]
     if min_score is not None:
         _analysis(lambda: gate_mod.check_threshold(min_score, name="--min-score"))
-    bench = _load(root, (system,))
-    if wanted:
-        _needs_verdicts(bench, settings.version, "gate --field-min")
-    run = _score(bench, settings, verdicts=bool(wanted))
-    failures = _analysis(lambda: gate_mod.gate(run, system, min_score=min_score,
-                                               field_min=wanted))
-    for failure in failures:
+    evaluation = _open(source, settings, systems=(system,), verdicts=bool(wanted),
+                       needs_verdicts="gate --field-min" if wanted else "")
+    result = _analysis(lambda: evaluation.gate(system, min_score=min_score, field_min=wanted))
+    for failure in result.failures:
         click.echo(visible(f"FAIL {system}: {failure.message}"))
-    if failures:
-        click.echo(f"gate: {len(failures)} failure(s); {run.signature}")
+    if not result.passed:
+        click.echo(f"gate: {len(result.failures)} failure(s); {result.signature}")
         raise click.exceptions.Exit(EXIT_FAILED)
-    value = run.system_score(system)
+    value = result.score
     shown = "" if min_score is None or value is None else (
         f" (score {gate_mod.format_against(value, min_score)} >= {min_score!r})")
-    click.echo(visible(f"gate: {system} passes{shown}; {run.signature}"))
+    click.echo(visible(f"gate: {system} passes{shown}; {result.signature}"))
 
 
 if __name__ == "__main__":  # pragma: no cover

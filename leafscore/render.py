@@ -25,7 +25,6 @@ import html
 import io
 import json
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +34,7 @@ from tabulate import tabulate
 import scorer
 from leafscore import hygiene
 from leafscore.diff import Diff
+from leafscore.explain import Explanation
 from leafscore.fields import FieldRow
 from leafscore.leaderboard import Leaderboard
 
@@ -144,7 +144,7 @@ def render_matrix(run: Any, fmt: str) -> str:
         empty = scorer.scoring_version(run.version).missing_rule
         notes.append(f"‡: missing result ({empty}).")
     table = Table(
-        title="",
+        title="Document scores (%)",
         headers=("document", *run.systems),
         shown=tuple(shown),
         raw=tuple(raw),
@@ -168,8 +168,8 @@ def render_leaderboard(board: Leaderboard, fmt: str) -> str:
     _check(fmt)
     if fmt == "json":
         return _json(_plain(board))
-    level = f"{100 * board.confidence:g}% CI"
-    headers = ("rank", "system", "score", level, "P", "R", "F1",
+    level = f"{100 * board.confidence:g}% CI (%)"
+    headers = ("rank", "system", "score (%)", level, "P (%)", "R (%)", "F1 (%)",
                "scored", "parse failures", "missing", f"{TIE} leader")
     shown, raw = [], []
     for row in board.rows:
@@ -206,7 +206,7 @@ def render_leaderboard(board: Leaderboard, fmt: str) -> str:
     systems = [row.system for row in board.rows]
     for part in board.breakdowns:
         tables.append(Table(
-            title=f"By {part.column}",
+            title=f"By {part.column} (score %)",
             headers=(part.column, "docs", *systems),
             shown=tuple(
                 (g.value, str(g.documents), *(percent(g.scores[s]) for s in systems))
@@ -232,7 +232,7 @@ def render_fields(rows: Sequence[FieldRow], fmt: str, *, system: str, signature:
         return _json({"system": system, "signature": signature, "fields": fields})
     table = Table(
         title=f"Fields of {system}",
-        headers=("field", "TP", "FP", "FN", "P", "R", "F1", "errors"),
+        headers=("field", "TP", "FP", "FN", "P (%)", "R (%)", "F1 (%)", "errors"),
         shown=tuple(
             (r.field, str(r.counts.tp), str(r.counts.fp), str(r.counts.fn),
              percent(r.counts.precision), percent(r.counts.recall), percent(r.f1),
@@ -282,7 +282,7 @@ def render_diff(result: Diff, fmt: str) -> str:
     )
     flipped = Table(
         title="Flipped documents",
-        headers=("document", "base", "head", "change"),
+        headers=("document", "base (%)", "head (%)", "change (points)"),
         shown=tuple((f.document, percent(f.base), percent(f.head), signed(f.change))
                     for f in result.flipped),
         raw=tuple((f.document, f.base, f.head, f.change) for f in result.flipped),
@@ -298,7 +298,7 @@ def render_diff(result: Diff, fmt: str) -> str:
         same = len(result.fields) - len(moved)
         tables.append(Table(
             title="Field F1",
-            headers=("field", "base F1", "head F1", "change"),
+            headers=("field", "base F1 (%)", "head F1 (%)", "change (points)"),
             shown=tuple((f.field, percent(f.base), percent(f.head), signed(f.change))
                         for f in moved),
             raw=tuple((f.field, f.base, f.head, f.change) for f in moved),
@@ -314,70 +314,33 @@ def render_diff(result: Diff, fmt: str) -> str:
 # -------------------------------------------------------------------------------------
 
 
-def render_explain(run: Any, system: str, document: str, fmt: str) -> str:
+def render_explain(explanation: Explanation, fmt: str) -> str:
     """Every leaf of one document for one system: address, label, result, verdict.
 
-    Raw values print as compact JSON text; an absent or null value as ``–``.
-
-    Raises
-    ------
-    KeyError
-        If the system or document is not in the run.
-    ValueError
-        If the run is version 1.0 (no verdicts are kept), or ``fmt`` is unknown.
+    Raw values print as compact JSON text; an absent or null value as ``–``. Raises
+    ``ValueError`` for an unknown ``fmt``.
     """
     _check(fmt)
-    if (system, document) not in run.cells:
-        raise KeyError(f"no document {document!r} for system {system!r}")
-    cell = run.cells[(system, document)]
-    verdicts = getattr(cell.score, "verdicts", None)
-    if verdicts is None:
-        raise ValueError(f"explain needs version 2.0; this run is version {run.version}")
-    verdicts = _reading_order(verdicts)
-    accuracy = float(cell.score.value)
+    e = explanation
     if fmt == "json":
         rows = [
             {"address": v.address, "field": v.field, "verdict": v.kind, "label": v.label,
              "result": v.result, "label_canon": v.label_canon, "result_canon": v.result_canon}
-            for v in verdicts
+            for v in e.verdicts
         ]
-        return _json({"document": document, "system": system, "status": cell.status,
-                      "accuracy": accuracy, "verdicts": rows, "signature": run.signature})
+        return _json({"document": e.document, "system": e.system, "status": e.status,
+                      "accuracy": e.accuracy, "verdicts": rows, "signature": e.signature})
     table = Table(
-        title=f"{document} · {system} · {cell.status} · accuracy {percent(accuracy)}",
+        title=f"{e.document} · {e.system} · {e.status} · accuracy {percent(e.accuracy)}%",
         headers=("address", "label", "result", "verdict"),
         shown=tuple((v.address, json_value(v.label), json_value(v.result), v.kind)
-                    for v in verdicts),
+                    for v in e.verdicts),
         raw=tuple((v.address, _json_or_empty(v.label), _json_or_empty(v.result), v.kind)
-                  for v in verdicts),
+                  for v in e.verdicts),
         align=("left", "left", "left", "left"),
-        notes=tuple(cell.warnings),
+        notes=e.warnings,
     )
-    return _emit([table], fmt, run.signature)
-
-
-_INDEX = re.compile(r"\[(r?)(\d+)\]")
-
-
-def _reading_order(verdicts: Sequence[Any]) -> list[Any]:
-    """Verdicts as a reader expects them: fields in schema order, array items by label
-    index (``lines[2]`` before ``lines[10]``), unpaired result items (``lines[r3]``) last.
-
-    The scorer lists paired items in its tie-break order (by canonical content); only
-    this view is reordered, never the scorer's output.
-    """
-    first: dict[str, int] = {}
-    for position, v in enumerate(verdicts):
-        first.setdefault(v.field, position)
-        top = v.field.split("[]", 1)[0]
-        first.setdefault(top, position)
-
-    def key(v: Any) -> tuple:
-        top = v.field.split("[]", 1)[0]
-        indices = tuple((1 if r else 0, int(n)) for r, n in _INDEX.findall(v.address))
-        return first[top], indices, first[v.field]
-
-    return sorted(verdicts, key=key)
+    return _emit([table], fmt, e.signature)
 
 
 # -------------------------------------------------------------------------------------
@@ -425,6 +388,7 @@ _visible = hygiene.visible
 
 
 def _html(tables: Sequence[Table], signature: str) -> str:
+    """A whole page (doctype, UTF-8, a title), every text escaped."""
     parts = []
     for table in tables:
         if table.title:
@@ -436,13 +400,18 @@ def _html(tables: Sequence[Table], signature: str) -> str:
                                   colalign=table.align, disable_numparse=True))
         parts.extend(f"<p>{html.escape(_visible(note))}</p>" for note in table.notes)
     parts.append(f'<p class="signature"><code>{html.escape(signature)}</code></p>')
-    return "\n".join(parts) + "\n"
+    title = next((t.title for t in tables if t.title), "leafscore")
+    return ("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+            f"<title>{html.escape(_visible(title))} · leafscore</title>\n</head>\n<body>\n"
+            + "\n".join(parts) + "\n</body>\n</html>\n")
 
 
 def _csv(table: Table, signature: str) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([hygiene.csv_cell(h) for h in table.headers])
+    # Machine output holds fractions in [0, 1]: the headers lose their display units.
+    heads = [h.replace(" (%)", "").replace(" (points)", "") for h in table.headers]
+    writer.writerow([hygiene.csv_cell(h) for h in heads])
     writer.writerows([_csv_cell(v) for v in row] for row in table.raw)
     out.write(f"# {signature}\n")
     return out.getvalue()

@@ -72,7 +72,7 @@ def test_the_id_key_option_names_the_id_member(tmp_path):
 def test_jsonl_mode_needs_all_three_files(tmp_path):
     result = invoke("score", "--gold", jsonl(tmp_path / "g.jsonl", ['{"id": "d1"}']))
     assert result.exit_code == 2
-    assert "--gold, --pred and --schema" in result.stderr
+    assert "JSONL mode needs --gold, --schema and at least one --pred" in result.stderr
 
 
 def test_a_gold_line_that_is_not_json_exits_2_naming_the_line(tmp_path):
@@ -93,13 +93,25 @@ def test_system_names_the_one_prediction_file(tmp_path):
     assert json.loads(result.stdout)["systems"]["model-b"]["documents"] == {"d1": 1.0}
 
 
-def test_a_second_pred_file_is_refused_not_silently_dropped(tmp_path):
+def test_the_same_system_named_twice_is_refused_not_silently_dropped(tmp_path):
     write_json(tmp_path / "schema.json", FLAT)
     pred = jsonl(tmp_path / "pred.jsonl", ['{"id": "d1", "a": "x"}'])
     result = invoke("score", "--gold", jsonl(tmp_path / "gold.jsonl", ['{"id": "d1"}']),
                     "--pred", pred, "--pred", pred, "--schema", tmp_path / "schema.json")
     assert result.exit_code == 2
-    assert "one --pred file" in result.stderr
+    assert "--pred names a system twice: pred, pred" in result.stderr
+
+
+def test_each_named_pred_file_is_one_system(tmp_path):
+    write_json(tmp_path / "schema.json", FLAT)
+    good = jsonl(tmp_path / "good.jsonl", ['{"id": "d1", "a": "x"}'])
+    bad = jsonl(tmp_path / "bad.jsonl", ['{"id": "d1", "a": "y"}'])
+    result = invoke("score", "--gold", jsonl(tmp_path / "gold.jsonl", ['{"id": "d1", "a": "x"}']),
+                    "--pred", f"m1={good}", "--pred", f"m2={bad}", "--schema",
+                    tmp_path / "schema.json", "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    systems = json.loads(result.stdout)["systems"]
+    assert {s: v["score"] for s, v in systems.items()} == {"m1": 1.0, "m2": 0.0}
 
 
 def test_a_line_naming_its_id_wins_over_a_line_matched_only_by_position(tmp_path):

@@ -9,6 +9,7 @@ import sys
 
 from cli_helpers import REPO, copy_tree, invoke, make_benchmark, private_cache
 
+import leafscore.api
 import leafscore.cli
 import leafscore.runner
 
@@ -145,7 +146,7 @@ def test_verify_fails_when_a_result_changes_and_names_it(tmp_path):
 
 def test_verify_fails_when_the_scorer_changes(tmp_path, monkeypatch):
     root = reported(tmp_path)
-    monkeypatch.setattr(leafscore.cli, "scorer_digest", lambda: "0" * 64)
+    monkeypatch.setattr(leafscore.api, "scorer_digest", lambda: "0" * 64)
     result = invoke("verify", root)
     assert result.exit_code == 1
     assert "the scorer changed" in result.stdout

@@ -9,6 +9,7 @@ from analysis_fakes import SIGNATURE, doc, run_of, v
 
 from leafscore import render
 from leafscore.diff import compare
+from leafscore.explain import explain
 from leafscore.fields import field_table
 from leafscore.leaderboard import leaderboard
 
@@ -42,19 +43,19 @@ def test_a_difference_prints_as_signed_points():
 
 def test_the_markdown_leaderboard_is_exactly_this():
     assert render.render_leaderboard(leaderboard(TWO), "md") == (
-        "|   rank | system   |   score |          95% CI |   P |   R |   F1 |   scored |"
-        "   parse failures |   missing | ≈ leader   |\n"
-        "|-------:|:---------|--------:|----------------:|----:|----:|-----:|---------:|"
-        "-----------------:|----------:|:-----------|\n"
-        "|      1 | a        |   75.00 | [50.00, 100.00] |   – |   – |    – |      3/3 |"
-        "                0 |         0 |            |\n"
-        "|      2 | b        |   58.33 |  [50.00, 75.00] |   – |   – |    – |      3/3 |"
-        "                0 |         0 | ≈          |\n"
+        "|   rank | system   |   score (%) |      95% CI (%) |   P (%) |   R (%) |   F1 (%) |"
+        "   scored |   parse failures |   missing | ≈ leader   |\n"
+        "|-------:|:---------|------------:|----------------:|--------:|--------:|---------:|"
+        "---------:|-----------------:|----------:|:-----------|\n"
+        "|      1 | a        |       75.00 | [50.00, 100.00] |       – |       – |        – |"
+        "      3/3 |                0 |         0 |            |\n"
+        "|      2 | b        |       58.33 |  [50.00, 75.00] |       – |       – |        – |"
+        "      3/3 |                0 |         0 | ≈          |\n"
         "\n"
         "≈: gap to the leader not significant at 5% (paired bootstrap over documents, "
         "1000 resamples, seed 12345).\n"
         "\n"
-        "### By lang\n"
+        "### By lang (score %)\n"
         "\n"
         "| lang   |   docs |     a |     b |\n"
         "|:-------|-------:|------:|------:|\n"
@@ -68,8 +69,11 @@ def test_the_markdown_leaderboard_is_exactly_this():
 @pytest.mark.parametrize("fmt", ["table", "md", "html"])
 def test_every_text_leaderboard_ends_with_the_signature_line(fmt):
     text = render.render_leaderboard(leaderboard(TWO), fmt)
-    assert text.rstrip("\n").splitlines()[-1].endswith(f"{SIGNATURE}</code></p>"
-                                                       if fmt == "html" else SIGNATURE)
+    lines = text.rstrip("\n").splitlines()
+    if fmt == "html":  # a whole page: the signature is its last paragraph
+        assert lines[-3].endswith(f"{SIGNATURE}</code></p>") and lines[-1] == "</html>"
+    else:
+        assert lines[-1].endswith(SIGNATURE)
 
 
 def test_the_csv_leaderboard_keeps_unrounded_figures_and_ends_with_the_signature():
@@ -117,12 +121,14 @@ def test_control_characters_never_reach_a_terminal():
 def test_version_1_0_shows_precision_recall_f1_as_dashes():
     text = render.render_leaderboard(leaderboard(V1), "md")
     assert text.splitlines()[2] == (
-        "|      1 | a        |  100.00 | [100.00, 100.00] |   – |   – |    – |      1/2 |"
-        "                0 |         1 |            |")
+        "|      1 | a        |      100.00 | [100.00, 100.00] |       – |       – |        – |"
+        "      1/2 |                0 |         1 |            |")
 
 
 def test_the_matrix_has_one_row_per_document_and_the_mean_row():
-    assert render.render_matrix(V1, "md").splitlines()[:5] == [
+    assert render.render_matrix(V1, "md").splitlines()[:7] == [
+        "### Document scores (%)",
+        "",
         "| document   |      a |     b |",
         "|:-----------|-------:|------:|",
         "| d1         | 100.00 | 50.00 |",
@@ -158,9 +164,9 @@ def test_the_fields_table_lists_counts_rates_and_error_kinds():
     text = render.render_fields(field_table(LEAVES, "gpt"), "md", system="gpt",
                                 signature=SIGNATURE)
     assert text.splitlines()[4:7] == [
-        "| total   |    0 |    1 |    1 |   0.00 |   0.00 |   0.00 | wrong_value 1 |",
-        "| date    |    1 |    0 |    0 | 100.00 | 100.00 | 100.00 | –             |",
-        "| note    |    0 |    0 |    0 |      – |      – |      – | –             |",
+        "| total   |    0 |    1 |    1 |    0.00 |    0.00 |     0.00 | wrong_value 1 |",
+        "| date    |    1 |    0 |    0 |  100.00 |  100.00 |   100.00 | –             |",
+        "| note    |    0 |    0 |    0 |       – |       – |        – | –             |",
     ]
 
 
@@ -172,7 +178,7 @@ def test_the_diff_report_states_the_change_its_interval_and_the_decision():
         "p = 0.533 (not significant at 5%)."
     ) in text
     assert "Regression: no (tolerance 0 points)." in text
-    assert "| d2         |  50.00 |  75.00 |   +25.00 |" in text
+    assert "| d2         |      50.00 |      75.00 |            +25.00 |" in text
 
 
 def test_the_diff_report_lists_only_fields_whose_f1_changed():
@@ -183,9 +189,9 @@ def test_the_diff_report_lists_only_fields_whose_f1_changed():
     lines = render.render_diff(compare(run, "base", run, "head"), "md").splitlines()
     start = lines.index("### Field F1")
     assert lines[start + 2:start + 7] == [
-        "| field   |   base F1 |   head F1 |   change |",
-        "|:--------|----------:|----------:|---------:|",
-        "| total   |      0.00 |    100.00 |  +100.00 |",
+        "| field   |   base F1 (%) |   head F1 (%) |   change (points) |",
+        "|:--------|--------------:|--------------:|------------------:|",
+        "| total   |          0.00 |        100.00 |           +100.00 |",
         "",
         "1 of 2 fields unchanged.",
     ]
@@ -198,8 +204,8 @@ def test_the_csv_diff_lists_the_flipped_documents():
 
 
 def test_explain_lists_every_leaf_with_label_result_and_verdict():
-    lines = render.render_explain(LEAVES, "gpt", "d1", "md").splitlines()
-    assert lines[0] == "### d1 · gpt · scored · accuracy 50.00"
+    lines = render.render_explain(explain(LEAVES, "gpt", "d1"), "md").splitlines()
+    assert lines[0] == "### d1 · gpt · scored · accuracy 50.00%"
     assert lines[4:7] == [
         '| date      | "2024-01-02" | "2024-01-02"   | correct         |',
         '| total     | 5            | "5\\|&lt;b&gt;" | wrong_value     |',
@@ -208,7 +214,7 @@ def test_explain_lists_every_leaf_with_label_result_and_verdict():
 
 
 def test_explain_as_json_keeps_raw_and_canonical_values():
-    data = json.loads(render.render_explain(LEAVES, "gpt", "d1", "json"))
+    data = json.loads(render.render_explain(explain(LEAVES, "gpt", "d1"), "json"))
     assert data["verdicts"][1] == {
         "address": "total", "field": "total", "verdict": "wrong_value", "label": 5,
         "result": "5|<b>", "label_canon": 5, "result_canon": "5|<b>",
@@ -216,13 +222,13 @@ def test_explain_as_json_keeps_raw_and_canonical_values():
 
 
 def test_explain_needs_version_2_0():
-    with pytest.raises(ValueError, match=r"explain needs version 2\.0"):
-        render.render_explain(V1, "a", "d1", "md")
+    with pytest.raises(ValueError, match=r"explain needs per-leaf verdicts"):
+        render.render_explain(explain(V1, "a", "d1"), "md")
 
 
 def test_explain_of_an_unknown_document_is_a_key_error():
     with pytest.raises(KeyError, match="nope"):
-        render.render_explain(LEAVES, "gpt", "nope", "md")
+        render.render_explain(explain(LEAVES, "gpt", "nope"), "md")
 
 
 def test_an_unknown_format_is_an_error():
@@ -233,7 +239,7 @@ def test_an_unknown_format_is_an_error():
 def test_explain_lists_fields_in_schema_order_and_items_by_label_index_unpaired_last():
     from types import SimpleNamespace
 
-    from leafscore.render import _reading_order
+    from leafscore.explain import reading_order as _reading_order
 
     def v(address, field):
         return SimpleNamespace(address=address, field=field)

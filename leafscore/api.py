@@ -1,0 +1,327 @@
+"""A Python API for whole benchmarks: the objects every ``leafscore`` command renders.
+
+``evaluate(root)`` (a folder) or ``evaluate_jsonl(gold, preds, schema)`` scores a
+benchmark once and returns an :class:`Evaluation`; its methods give the leaderboard,
+per-field counts, diffs, gates, explanations, the summary and the verdicts as data, each
+a frozen dataclass (or a plain dict for the summary). The CLI is a thin layer over this
+module: it parses options, calls one of these, renders the result and maps it to an exit
+code. Nothing here prints; warnings are collected in ``Evaluation.warnings``.
+
+>>> import leafscore
+>>> run = leafscore.evaluate(".", cache=False)
+>>> run.systems
+('atlas', 'beacon', 'cobalt', 'drift')
+>>> round(run.score("atlas"), 4)
+0.9891
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+import scorer
+from leafscore import diff as diff_mod
+from leafscore import explain as explain_mod
+from leafscore import fields as fields_mod
+from leafscore import files, names, report, stats
+from leafscore import gate as gate_mod
+from leafscore import leaderboard as leaderboard_mod
+from leafscore import verdicts as verdicts_mod
+from leafscore.benchmark import Benchmark, load_folder, load_jsonl, read_raw
+from leafscore.cache import Cache, default_cache_dir, scorer_digest
+from leafscore.config import BenchmarkConfig, load_config
+from leafscore.errors import InputError
+from leafscore.runner import Run, score_benchmark
+from leafscore.validate import check_label
+
+__all__ = ["Evaluation", "GateResult", "evaluate", "evaluate_benchmark", "evaluate_jsonl"]
+
+
+@dataclass(frozen=True)
+class GateResult:
+    """What ``Evaluation.gate`` decided: ``failures`` (``gate.Failure`` records, empty when
+    every threshold is met), ``score`` the system's unrounded macro accuracy in [0, 1]
+    (``None`` when nothing is scored), and the run's ``signature``."""
+
+    system: str
+    failures: tuple[gate_mod.Failure, ...]
+    score: float | None
+    signature: str
+
+    @property
+    def passed(self) -> bool:
+        """True when no threshold failed."""
+        return not self.failures
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One scored run of a benchmark and every analysis of it.
+
+    ``benchmark`` is what was read (documents, systems, raw results, config); ``run`` the
+    document scores (``runner.Run``); ``warnings`` every warning met reading and scoring,
+    one line each, in order (reading, names, labels that violate their schema, results).
+    """
+
+    benchmark: Benchmark
+    run: Run
+    warnings: tuple[str, ...] = ()
+
+    @property
+    def version(self) -> str:
+        """The scoring version of every score."""
+        return self.run.version
+
+    @property
+    def systems(self) -> tuple[str, ...]:
+        """System names, sorted."""
+        return self.run.systems
+
+    @property
+    def documents(self) -> tuple[str, ...]:
+        """Document ids, sorted."""
+        return self.run.documents
+
+    @property
+    def signature(self) -> str:
+        """The signature line from which every number can be reproduced."""
+        return self.run.signature
+
+    def score(self, system: str) -> float | None:
+        """Macro accuracy of ``system`` in [0, 1] (``None`` when nothing is scored).
+        Raises ``KeyError`` for an unknown system."""
+        self._system(system)
+        return self.run.system_score(system)
+
+    def document_scores(self, system: str) -> dict[str, float | None]:
+        """Document id -> score in [0, 1] of ``system`` (``None``: left out under 1.0)."""
+        self._system(system)
+        return dict(zip(self.documents, self.run.document_scores(system), strict=True))
+
+    def leaderboard(self, *, resamples: int = stats.DEFAULT_RESAMPLES,
+                    seed: int = stats.DEFAULT_SEED,
+                    columns: Iterable[str] | None = None) -> leaderboard_mod.Leaderboard:
+        """Ranks, 95% paired-bootstrap intervals, ties with the leader, micro P/R/F1,
+        coverage and metadata breakdowns (``leaderboard.leaderboard``). ``columns``
+        default to the config's ``breakdowns``. Raises ``ValueError`` for bad settings."""
+        chosen = self.benchmark.config.breakdowns if columns is None else tuple(columns)
+        return leaderboard_mod.leaderboard(self.run, resamples=resamples, seed=seed,
+                                           columns=chosen)
+
+    def fields(self, system: str) -> tuple[fields_mod.FieldRow, ...]:
+        """Per-field counts, P/R/F1 and error kinds of ``system``, worst F1 first.
+        Raises ``ValueError`` under 1.0 (no verdicts), ``KeyError`` for an unknown system."""
+        return fields_mod.field_table(self.run, system)
+
+    def diff(self, base: str, head: str, *, tolerance: float = 0.0,
+             resamples: int = stats.DEFAULT_RESAMPLES, seed: int = stats.DEFAULT_SEED,
+             head_evaluation: Evaluation | None = None,
+             names: tuple[str, str] | None = None) -> diff_mod.Diff:
+        """``head`` against ``base``: per-field F1 change, flipped documents and the paired
+        interval of the change (``diff.compare``). ``head`` is a system of
+        ``head_evaluation`` when given (a run of other result files on the same
+        benchmark), else of this one. ``tolerance`` is a fraction in [0, 1]."""
+        other = head_evaluation or self
+        return diff_mod.compare(self.run, base, other.run, head, tolerance=tolerance,
+                                resamples=resamples, seed=seed, names=names)
+
+    def gate(self, system: str, *, min_score: float | None = None,
+             field_min: Mapping[str, float] | Iterable[tuple[str, float]] = ()) -> GateResult:
+        """Every threshold ``system`` fails, decided on unrounded values: ``min_score``
+        and each field path's minimum F1, fractions in [0, 1] (``gate.gate``)."""
+        wanted = list(field_min.items() if isinstance(field_min, Mapping) else field_min)
+        failures = gate_mod.gate(self.run, system, min_score=min_score, field_min=wanted)
+        return GateResult(system, tuple(failures), self.run.system_score(system),
+                          self.signature)
+
+    def explain(self, document: str, system: str) -> explain_mod.Explanation:
+        """Every verdict of ``document`` for ``system``, in reading order. Raises
+        ``KeyError`` for an unknown pair, ``ValueError`` under 1.0."""
+        return explain_mod.explain(self.run, system, document)
+
+    def summary(self, *, resamples: int = stats.DEFAULT_RESAMPLES,
+                seed: int = stats.DEFAULT_SEED) -> dict[str, Any]:
+        """summary.json as a dict: DocuBench's keys, then version, signature, intervals,
+        coverage, fields and digests (``report.build_summary``)."""
+        bench = self.benchmark
+        results = {raw.file: raw.sha256 for raw in bench.results.values() if raw.data is not None}
+        name = bench.config.name or (Path(bench.root).resolve().name if bench.root else "")
+        return report.build_summary(
+            self.run, name=name, dataset_version=bench.config.version,
+            display_names=bench.config.display_names, results_sha256=results,
+            scorer_sha256=scorer_digest(), resamples=resamples, seed=seed)
+
+    def report(self, out_dir: str | Path, *, resamples: int = stats.DEFAULT_RESAMPLES,
+               seed: int = stats.DEFAULT_SEED) -> tuple[Path, Path]:
+        """Write ``summary.json`` and ``summary.csv`` into ``out_dir`` (created; written
+        atomically) and return their paths. Raises ``OSError`` when it cannot write."""
+        target = Path(out_dir)
+        target.mkdir(parents=True, exist_ok=True)
+        return report.write_summary(target, self.summary(resamples=resamples, seed=seed))
+
+    def verify(self, committed: Mapping[str, Any]) -> list[str]:
+        """What differs between a committed summary and this run's (empty: it reproduces).
+        The bootstrap settings are the committed signature's when in range."""
+        resamples, seed, _ = report.stored_bootstrap(committed.get("signature"))
+        return report.drift(committed, self.summary(resamples=resamples, seed=seed))
+
+    def verdicts(self) -> Iterator[verdicts_mod.VerdictRecord]:
+        """One record per leaf verdict (system, document, status, address, field, kind,
+        label/result raw and canonical values as JSON text). ``ValueError`` under 1.0."""
+        return verdicts_mod.records(self.run)
+
+    def to_pandas(self) -> Any:
+        """:meth:`verdicts` as a ``pandas.DataFrame`` (the optional ``data`` extra)."""
+        return verdicts_mod.to_pandas(self.run)
+
+    def write_verdicts(self, path: str | Path) -> Path:
+        """Write :meth:`verdicts` to a ``.csv`` or ``.parquet`` file (atomically)."""
+        return verdicts_mod.write(self.run, Path(path))
+
+    def _system(self, system: str) -> None:
+        if system not in self.run.systems:
+            raise KeyError(f"no system {system!r}; systems: {', '.join(self.run.systems)}")
+
+
+def _cache(cache: bool | Cache, cache_dir: str | Path | None) -> Cache:
+    if isinstance(cache, Cache):
+        return cache
+    return Cache(Path(cache_dir) if cache_dir else default_cache_dir()) if cache else Cache(None)
+
+
+def label_warnings(bench: Benchmark) -> list[str]:
+    """One line per label that violates its schema, then a count (empty when none)."""
+    out = []
+    for doc in bench.documents:
+        found = [p for p in check_label(doc.label, doc.schema, doc.label_file, doc.schema_file)
+                 if p.level == "error"]
+        if found:
+            where = f"#{found[0].pointer}" if found[0].pointer else "the root"
+            out.append(f"{doc.label_file}: violates its schema ({len(found)} problem(s); "
+                       f"first at {where}: {found[0].message}); scored as it is")
+    if out:
+        out.append(f"{len(out)} label(s) violate their schema; run `leafscore validate`")
+    return out
+
+
+def evaluate_benchmark(bench: Benchmark, *, version: str | None = None, workers: int = 1,
+                       cache: bool | Cache = True, cache_dir: str | Path | None = None,
+                       keep_verdicts: bool = True,
+                       progress: Callable[[int, int], None] | None = None,
+                       before_scoring: Callable[[Iterable[str]], None] | None = None
+                       ) -> Evaluation:
+    """Score a loaded :class:`~leafscore.benchmark.Benchmark`.
+
+    ``version``: default the config's pin, else the latest. ``workers`` >= 1 processes
+    (the output is identical for every value). ``cache``: True (the default folder, or
+    ``cache_dir``), False, or a ``Cache``. ``keep_verdicts=False`` when no verdict will be
+    read (faster from a warm cache). ``progress(done, total)`` is called as cells are
+    ready; ``before_scoring(warnings)`` receives the reading warnings before scoring
+    starts (the CLI prints them at once). Raises ``ValueError`` for an unknown version or
+    ``workers < 1`` and ``scorer.ScoringError`` for a schema or label the metric cannot
+    score.
+    """
+    resolved = version or bench.config.scoring_version or scorer.SCORING_VERSIONS[-1]
+    early = [*bench.warnings,
+             *(str(p) for p in names.check_names(bench.systems, list(bench.ids()))),
+             *label_warnings(bench)]
+    if before_scoring is not None:
+        before_scoring(early)
+    run = score_benchmark(bench, version=resolved, options=bench.config.options,
+                          workers=workers, cache=_cache(cache, cache_dir), progress=progress,
+                          verdicts=keep_verdicts)
+    late = [w for cell in run.cells.values() for w in cell.warnings]
+    return Evaluation(bench, run, tuple(early + late))
+
+
+def evaluate(root: str | Path = ".", *, version: str | None = None,
+             systems: Iterable[str] | None = None, workers: int = 1,
+             cache: bool | Cache = True, cache_dir: str | Path | None = None,
+             keep_verdicts: bool = True,
+             progress: Callable[[int, int], None] | None = None) -> Evaluation:
+    """Score the benchmark folder ``root`` (``schemas/``, ``labels/``,
+    ``results/<system>/``, optional ``benchmark.toml``).
+
+    ``systems`` restricts to those systems. Other arguments as :func:`evaluate_benchmark`.
+    Raises ``InputError`` naming the file and place for a missing folder, an unreadable
+    label, schema or config, or no system folder; ``ValueError`` and
+    ``scorer.ScoringError`` as :func:`evaluate_benchmark`.
+
+    >>> import leafscore
+    >>> docubench = leafscore.evaluate("../shared/docubench", version="1.0", cache=False)
+    >>> [f"{100 * docubench.score(s):.2f}" for s in ("docupipe_high", "claude")]
+    ['97.24', '90.33']
+    """
+    bench = load(root, systems)
+    return evaluate_benchmark(bench, version=version, workers=workers, cache=cache,
+                              cache_dir=cache_dir, keep_verdicts=keep_verdicts,
+                              progress=progress)
+
+
+def load(root: str | Path, systems: Iterable[str] | None = None) -> Benchmark:
+    """Read a benchmark folder (its ``benchmark.toml`` included) without scoring it."""
+    root = Path(root)
+    chosen = tuple(systems or ())
+    for system in chosen:
+        files.check_name("system name", system, source="--system")
+    config = load_config(root) if root.is_dir() else BenchmarkConfig()
+    return load_folder(root, config, systems=chosen)
+
+
+def load_jsonl_benchmark(gold: str | Path, preds: Mapping[str, str | Path],
+                         schema: str | Path, *, id_key: str = "id",
+                         config: str | Path | None = None) -> Benchmark:
+    """Read a JSONL benchmark without scoring it: ``gold`` labels, ``preds`` system ->
+    prediction file, one ``schema``, an optional ``benchmark.toml`` (version pin,
+    options). Raises ``InputError`` naming the file and line."""
+    for path in (gold, schema, *preds.values()):
+        if not Path(path).is_file():
+            raise InputError(str(path), "", "no such file")
+    settings = BenchmarkConfig()
+    if config is not None:
+        from leafscore.config import parse_config
+
+        settings = parse_config(Path(config).read_bytes().decode("utf-8-sig"),
+                                source=str(config))
+    return load_jsonl(Path(gold), {s: Path(p) for s, p in preds.items()}, Path(schema),
+                      id_key=id_key, config=settings)
+
+
+def evaluate_jsonl(gold: str | Path, preds: Mapping[str, str | Path], schema: str | Path, *,
+                   id_key: str = "id", config: str | Path | None = None,
+                   version: str | None = None, workers: int = 1, cache: bool | Cache = True,
+                   cache_dir: str | Path | None = None, keep_verdicts: bool = True,
+                   progress: Callable[[int, int], None] | None = None) -> Evaluation:
+    """Score a JSONL benchmark: ``gold`` (one label per line, with ``id_key``), ``preds``
+    (system name -> prediction JSONL), one JSON ``schema`` for every document, and an
+    optional ``benchmark.toml`` path (``config``). A prediction line is read as the
+    result file it stands for, so the numbers equal those of the same data laid out as a
+    folder. Other arguments and errors as :func:`evaluate`.
+
+    >>> import leafscore
+    >>> jsonl = leafscore.evaluate_jsonl("examples/jsonl/gold.jsonl",
+    ...     {"atlas": "examples/jsonl/atlas.jsonl", "drift": "examples/jsonl/drift.jsonl"},
+    ...     "examples/jsonl/schema.json", cache=False)
+    >>> jsonl.systems
+    ('atlas', 'drift')
+    """
+    bench = load_jsonl_benchmark(gold, preds, schema, id_key=id_key, config=config)
+    return evaluate_benchmark(bench, version=version, workers=workers, cache=cache,
+                              cache_dir=cache_dir, keep_verdicts=keep_verdicts,
+                              progress=progress)
+
+
+def with_results(evaluation_bench: Benchmark, folder: str | Path, name: str) -> Benchmark:
+    """``evaluation_bench``'s documents with the result files of ``folder`` as the one
+    system ``name`` (``diff --head FOLDER``): read by the same reader as a system folder."""
+    folder = Path(folder)
+    results = {(name, doc.id): read_raw(folder, f"{doc.id}.json", scorer.MAX_FILE_BYTES,
+                                        shown=str(folder / f"{doc.id}.json"))
+               for doc in evaluation_bench.documents}
+    return dataclasses.replace(evaluation_bench, systems=(name,),
+                               results=MappingProxyType(results), warnings=())
