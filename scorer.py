@@ -2482,8 +2482,11 @@ def score(result: Any, schema: Any, label: Any, *, version: str = DEFAULT_VERSIO
     Parameters
     ----------
     result : JSON value
-        The result itself, not a file's envelope (see :func:`score_file` for files). A
-        value that is not an object under an object schema is a parse failure (2.0).
+        The result itself, not a file's envelope: ``score({"status": "ok", "data": d},
+        ...)`` scores the envelope's own members (so it is 0.0 against most labels). A
+        file is read with :func:`score_file`; a parsed file's value is unwrapped with
+        ``scoring_version(version).envelope(value, schema).data``. A value that is not
+        an object under an object schema is a parse failure (2.0).
     schema : dict
         The document's JSON Schema.
     label : JSON value
