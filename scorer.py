@@ -60,10 +60,6 @@ from typing import Any, NoReturn
 
 import numpy as np
 import regex
-from rapidfuzz.distance import Indel
-from referencing import Registry
-from referencing.exceptions import Unresolvable
-from referencing.jsonschema import DRAFT202012
 from scipy.optimize import linear_sum_assignment
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import min_weight_full_bipartite_matching
@@ -766,6 +762,8 @@ class _Raw(str):
 
 def fuzzy_similarity(a: str, b: str) -> float:
     """rapidfuzz's normalized Indel similarity of two canonical texts, in [0, 1]."""
+    from rapidfuzz.distance import Indel  # loaded with the first fuzzy leaf, not at import
+
     return Indel.normalized_similarity(a, b)
 
 
@@ -878,6 +876,9 @@ class _Compiler:
 
     def __init__(self, schema: Any, file: str, defaults: Options) -> None:
         self.file, self.defaults, self.schema = file, defaults, schema
+        from referencing import Registry  # loaded with the first schema, not at import
+        from referencing.jsonschema import DRAFT202012
+
         resource = DRAFT202012.create_resource(schema if isinstance(schema, dict) else {})
         uri = "urn:leafscore:schema"
         self.resolver = Registry().with_resource(uri, resource).resolver(base_uri=uri)
@@ -921,6 +922,8 @@ class _Compiler:
                 raise self.error(where, f"$ref must be a string, not {ref!r}")
             if ref in refs:
                 raise self.error(where, f"$ref {ref!r} refers to itself without structure")
+            from referencing.exceptions import Unresolvable
+
             try:
                 target = self.resolver.lookup(ref).contents
             except (Unresolvable, LookupError, AttributeError, TypeError) as exc:
@@ -1048,8 +1051,34 @@ class _Compiler:
 def compile_schema(schema: Any, *, options: Options | None = None, file: str = "") -> Any:
     """The root node of ``schema`` (a JSON Schema as a dict) under benchmark-wide
     ``options``. Raises ScoringError(file, pointer, reason) for an unusable schema: a
-    remote or unresolvable ``$ref``, a bad ``x-leafscore`` option, an unknown type."""
-    compiler = _Compiler(schema, file, options or Options())
+    remote or unresolvable ``$ref``, a bad ``x-leafscore`` option, an unknown type.
+
+    Compiled once per process for each schema text and options (nodes are never changed
+    once built), so scoring many systems on one schema compiles it once.
+    """
+    options = options or Options()
+    try:
+        text = json_text(schema)
+    except (TypeError, ValueError):  # not JSON data (a set, a NaN): compiled as it is
+        return _compile(schema, options, file)
+    found = _COMPILED.get((text, options))
+    if found is None:
+        found = _compile(schema, options, file)  # errors are not kept: each call says its own
+        if len(_COMPILED) >= _COMPILED_MAX:
+            _COMPILED.pop(next(iter(_COMPILED)))
+        _COMPILED[(text, options)] = found
+    return found
+
+
+# Compiled roots by (schema text in document order, options): equal text, equal nodes
+# (nodes are never changed once built), so scoring many systems on one schema compiles
+# it once per process. Key order is kept in the text: it decides the order of verdicts.
+_COMPILED: dict[tuple[bytes, Options], Any] = {}
+_COMPILED_MAX = 512
+
+
+def _compile(schema: Any, options: Options, file: str) -> Any:
+    compiler = _Compiler(schema, file, options)
     return compiler.compile(schema, "", compiler.defaults)
 
 
@@ -2847,6 +2876,14 @@ def read_outcome(path: Path, schema: Any, record: ScoringVersion,
     return record.envelope(value, schema)
 
 
+def json_text(value: Any) -> bytes:
+    """Compact JSON bytes of a parsed value in its own key order, numbers in their
+    written form: equal bytes, equal value and order. Raises TypeError for non-JSON."""
+    out: list[str] = []
+    _canonical(value, out, sort=False)
+    return "".join(out).encode("utf-8", "surrogatepass")
+
+
 def canonical_json(value: Any) -> bytes:
     """The canonical bytes of a parsed JSON value: sorted keys, no spaces, UTF-8, numbers
     in their written form (:class:`JSONNumber`), so line endings, indentation and key
@@ -2856,25 +2893,25 @@ def canonical_json(value: Any) -> bytes:
     return "".join(out).encode("utf-8", "surrogatepass")
 
 
-def _canonical(node: Any, out: list[str]) -> None:
+def _canonical(node: Any, out: list[str], sort: bool = True) -> None:
     # Recursive: every value passed here was read with bounded nesting.
     if isinstance(node, dict):
         out.append("{")
-        for i, key in enumerate(sorted(node)):
+        for i, key in enumerate(sorted(node) if sort else node):
             out.append(("," if i else "") + json.dumps(key, ensure_ascii=False) + ":")
-            _canonical(node[key], out)
+            _canonical(node[key], out, sort)
         out.append("}")
-    elif isinstance(node, list):
+    elif isinstance(node, list | tuple):
         out.append("[")
         for i, item in enumerate(node):
             if i:
                 out.append(",")
-            _canonical(item, out)
+            _canonical(item, out, sort)
         out.append("]")
     elif isinstance(node, JSONNumber):
         out.append(node.text)
-    else:
-        out.append(json.dumps(node, ensure_ascii=False))
+    else:  # allow_nan=False: NaN is not JSON, so it never reaches a key or digest
+        out.append(json.dumps(node, ensure_ascii=False, allow_nan=False))
 
 
 # ----- benchmark.toml ------------------------------------------------------------------
