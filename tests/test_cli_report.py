@@ -102,6 +102,21 @@ def test_the_1_0_summary_of_docubench_matches_its_published_summary(shared, tmp_
     theirs = json.loads((shared / "docubench/results/summary.json").read_text())
     assert ours["aggregates"] == theirs["aggregates"]
     assert ours["per_doc"] == theirs["per_doc"]
+    assert ours["breakdowns"] == theirs["breakdowns"]  # fsum / len, bit for bit (126 cells)
+
+
+def test_python_scorer_py_reproduces_docubench_s_aggregates_and_document_scores(shared):
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, str(REPO / "scorer.py"), str(shared / "docubench"),
+                           "--version", "1.0", "--format", "json"],
+                          capture_output=True, text=True, check=True)
+    ours = json.loads(done.stdout)["systems"]
+    theirs = json.loads((shared / "docubench/results/summary.json").read_text())
+    assert {s: ours[s]["score"] for s in ours} == theirs["aggregates"]
+    assert [{"doc_id": row["doc_id"], **{s: ours[s]["documents"][row["doc_id"]] for s in ours}}
+            for row in theirs["per_doc"]] == theirs["per_doc"]
 
 
 def test_the_1_0_summary_csv_of_docubench_is_byte_identical_to_its_published_one(
