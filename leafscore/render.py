@@ -223,15 +223,16 @@ def leaderboard_notes(board: Leaderboard) -> tuple[str, ...]:
     """The lines under the leaderboard: what ``≈`` means (test, correction), the
     documents the comparisons rest on, and the small-sample warning when it applies."""
     compared = [row.paired for row in board.rows[1:] if row.gap is not None]
-    how = (f"after Holm's correction for {len(compared)} comparisons with the leader"
-           if board.correction == "holm" and len(compared) > 1 else
-           "uncorrected (--no-correction)" if board.correction == "none" and len(compared) > 1
-           else "one comparison, no correction needed" if compared else "no comparison")
+    if len(compared) > 1:
+        how = (f"after Holm's correction for {len(compared)} comparisons with the leader"
+               if board.correction == "holm" else "without correction (--no-correction)")
+    else:
+        how = "one comparison, no correction needed" if compared else "no comparison"
     low, high = (min(compared), max(compared)) if compared else (board.documents,) * 2
     rests = f"{low}" if low == high else f"{low} to {high}"
     lines = [
-        f"{TIE}: gap to the leader not significant at {100 * board.alpha:g}%, {how} "
-        f"(paired bootstrap over documents, {board.resamples} resamples, seed {board.seed}).",
+        f"{TIE}: gap to the leader not significant at {100 * board.alpha:g}%, {how}; "
+        f"paired bootstrap over documents, {board.resamples} resamples, seed {board.seed}.",
         f"Intervals and gaps rest on {rests} documents (of {board.documents}).",
     ]
     if board.warning:
