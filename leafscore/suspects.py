@@ -9,10 +9,16 @@ nothing is rescored.
   (``lines[3].qty``), so systems that paired different result items with label item 3
   still meet at one address. Result items paired with no label item (``extra_item``,
   address ``lines[r5].qty``) have no label leaf and are left out.
-- **Agreement**: a system takes part at an address when its verdict there is not
-  ``correct`` (the metric says it differs from the label) and it gave a value
-  (``result_canon`` is not ``None``). Systems agree when their ``result_canon`` values are
-  equal (canonical JSON text), so ``"1,240.00"`` and ``1240`` agree on a number field.
+- **Agreement**: a system takes part at an address when its verdict there is
+  ``wrong_value``, ``type_error`` or ``hallucinated`` (the metric says it gave a value
+  other than the label's). Systems agree when their ``result_canon`` values are equal
+  (canonical JSON text), so ``"1,240.00"`` and ``1240`` agree on a number field. Where the
+  scorer keeps no canonical value (``hallucinated``: the label leaf is empty, so nothing
+  was compared; ``type_error``: the value is unreadable under the label's comparator),
+  the raw values must be equal instead (``compared`` says which).
+- **Limit**: a label item that no result item is paired with (its leaves ``missing``)
+  cannot be compared at all, so a label error that also keeps its item from pairing is
+  not found there.
 - **Suspect**: a value given by at least ``min_agree`` systems that differs from the
   label's ``label_canon`` (including a label leaf left empty: ``label_canon`` ``None``).
   Ranked by the number of agreeing systems, then document and address.
@@ -38,7 +44,8 @@ class Suspect:
     (``lines[].qty``); ``label``/``label_canon`` the label's raw and canonical values
     (``None`` when the label leaves it empty); ``value`` the agreed canonical value;
     ``results`` one raw result value per agreeing system, in ``systems`` order; ``of``
-    the number of systems with a verdict at this address.
+    the number of systems with a verdict at this address; ``compared`` is
+    ``"canonical"`` or ``"raw"`` (no canonical value kept: see the module).
     """
 
     document: str
@@ -50,6 +57,7 @@ class Suspect:
     systems: tuple[str, ...]
     results: tuple[Any, ...]
     of: int
+    compared: str = "canonical"
 
     @property
     def agree(self) -> int:
@@ -125,18 +133,23 @@ def find(run: Any, *, min_agree: int | None = None) -> Suspects:
 def _suspects_at(document: str, address: str, by_system: dict[str, Any],
                  min_agree: int) -> list[Suspect]:
     """Values at one label leaf given by at least ``min_agree`` disagreeing systems."""
-    groups: dict[str, list[tuple[str, Any]]] = {}
+    groups: dict[tuple[str, str], list[tuple[str, Any]]] = {}
     for system, verdict in by_system.items():
-        if verdict.kind in _DISAGREEING and verdict.result_canon is not None:
-            groups.setdefault(_key(verdict.result_canon), []).append((system, verdict))
+        if verdict.kind not in _DISAGREEING:
+            continue
+        compared = "raw" if verdict.result_canon is None else "canonical"
+        value = verdict.result if compared == "raw" else verdict.result_canon
+        groups.setdefault((compared, _key(value)), []).append((system, verdict))
     out = []
-    for members in groups.values():
+    for (compared, key), members in groups.items():
         first = members[0][1]
-        if len(members) < min_agree or _key(first.result_canon) == _key(first.label_canon):
+        if len(members) < min_agree or (compared == "canonical"
+                                         and key == _key(first.label_canon)):
             continue
         out.append(Suspect(
             document=document, address=address, field=first.field, label=first.label,
-            label_canon=first.label_canon, value=first.result_canon,
+            label_canon=first.label_canon,
+            value=first.result if compared == "raw" else first.result_canon,
             systems=tuple(s for s, _ in members), results=tuple(v.result for _, v in members),
-            of=len(by_system)))
+            of=len(by_system), compared=compared))
     return out
