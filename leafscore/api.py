@@ -31,6 +31,9 @@ from leafscore import fields as fields_mod
 from leafscore import files, names, report, stats
 from leafscore import gate as gate_mod
 from leafscore import leaderboard as leaderboard_mod
+from leafscore import power as power_mod
+from leafscore import suspects as suspects_mod
+from leafscore import validity as validity_mod
 from leafscore import verdicts as verdicts_mod
 from leafscore.benchmark import Benchmark, load_folder, load_jsonl, read_raw
 from leafscore.cache import Cache, default_cache_dir, scorer_digest
@@ -105,13 +108,45 @@ class Evaluation:
 
     def leaderboard(self, *, resamples: int = stats.DEFAULT_RESAMPLES,
                     seed: int = stats.DEFAULT_SEED,
-                    columns: Iterable[str] | None = None) -> leaderboard_mod.Leaderboard:
-        """Ranks, 95% paired-bootstrap intervals, ties with the leader, micro P/R/F1,
-        coverage and metadata breakdowns (``leaderboard.leaderboard``). ``columns``
-        default to the config's ``breakdowns``. Raises ``ValueError`` for bad settings."""
+                    columns: Iterable[str] | None = None, correction: str = "holm",
+                    errors: bool = False) -> leaderboard_mod.Leaderboard:
+        """Ranks, 95% paired-bootstrap intervals, ties with the leader (Holm-corrected
+        unless ``correction="none"``), micro P/R/F1, coverage and metadata breakdowns
+        (``leaderboard.leaderboard``); with ``errors``, error shares and schema validity
+        per system too. ``columns`` default to the config's ``breakdowns``. Raises
+        ``ValueError`` for bad settings."""
         chosen = self.benchmark.config.breakdowns if columns is None else tuple(columns)
-        return leaderboard_mod.leaderboard(self.run, resamples=resamples, seed=seed,
-                                           columns=chosen)
+        return leaderboard_mod.leaderboard(
+            self.run, resamples=resamples, seed=seed, columns=chosen, correction=correction,
+            errors=errors, validity=self.schema_validity() if errors else None)
+
+    def power(self, *, sd: float | None = None, delta: float = 0.01,
+              alpha: float = stats.DEFAULT_ALPHA, power: float = stats.DEFAULT_POWER,
+              resamples: int = stats.DEFAULT_RESAMPLES,
+              seed: int = stats.DEFAULT_SEED) -> power_mod.PowerAnalysis:
+        """Minimum detectable difference at the benchmark's size and documents needed
+        for ``delta`` (a fraction, 0.01 = 1 point), per pair of systems and for the
+        benchmark (``power.analyse``: normal approximation of the paired t-test, Chow,
+        Shao & Wang §3.1). ``sd`` replaces the observed one. ``ValueError`` for bad
+        settings."""
+        return power_mod.analyse(self.run, sd=sd, delta=delta, alpha=alpha, power=power,
+                                 resamples=resamples, seed=seed)
+
+    def suspects(self, *, min_agree: int | None = None) -> suspects_mod.Suspects:
+        """Label leaves where at least ``min_agree`` systems (default a majority, at
+        least 3) give one canonical value other than the label's (``suspects.find``).
+        Raises ``ValueError`` under 1.0 (no verdicts) or for ``min_agree < 2``."""
+        return suspects_mod.find(self.run, min_agree=min_agree)
+
+    def schema_validity(self) -> tuple[validity_mod.Validity, ...]:
+        """Per system, the results that validate against their schema (missing and
+        unparsable ones count as invalid); apart from the score (``validity``)."""
+        return validity_mod.schema_validity(self.benchmark, self.version)
+
+    def error_shares(self) -> tuple[leaderboard_mod.ErrorShares, ...]:
+        """Per system, the share of each verdict kind among its scored verdicts
+        (adding up to 1 with ``correct``); empty counts under 1.0."""
+        return tuple(leaderboard_mod.error_shares(self.run, s) for s in self.systems)
 
     def fields(self, system: str) -> tuple[fields_mod.FieldRow, ...]:
         """Per-field counts, P/R/F1 and error kinds of ``system``, worst F1 first.
@@ -147,14 +182,16 @@ class Evaluation:
     def summary(self, *, resamples: int = stats.DEFAULT_RESAMPLES,
                 seed: int = stats.DEFAULT_SEED) -> dict[str, Any]:
         """summary.json as a dict: DocuBench's keys, then version, signature, intervals,
-        coverage, fields and digests (``report.build_summary``)."""
+        coverage, fields, digests, then power, suspects, error shares and schema validity
+        (``report.build_summary``)."""
         bench = self.benchmark
         results = {raw.file: raw.sha256 for raw in bench.results.values() if raw.data is not None}
         name = bench.config.name or (Path(bench.root).resolve().name if bench.root else "")
         return report.build_summary(
             self.run, name=name, dataset_version=bench.config.version,
             display_names=bench.config.display_names, results_sha256=results,
-            scorer_sha256=scorer_digest(), resamples=resamples, seed=seed)
+            scorer_sha256=scorer_digest(), resamples=resamples, seed=seed,
+            validity=self.schema_validity())
 
     def report(self, out_dir: str | Path, *, resamples: int = stats.DEFAULT_RESAMPLES,
                seed: int = stats.DEFAULT_SEED) -> tuple[Path, Path]:

@@ -5,7 +5,8 @@ line on stderr naming the file and place, never a traceback). Data goes to stdou
 progress (a rich bar, on a terminal only), notes and warnings go to stderr.
 
 Commands: ``validate``, ``score`` (folder or JSONL mode), ``leaderboard``, ``report``,
-``verify``, ``fields``, ``explain``, ``diff``, ``gate``. See docs/CLI.md.
+``verify``, ``fields``, ``explain``, ``diff``, ``gate``, ``power``, ``suspects``. See
+docs/CLI.md.
 """
 
 from __future__ import annotations
@@ -307,6 +308,13 @@ def _analysis(call: Callable[[], Any]) -> Any:
         _fail(str(exc))
 
 
+def _warn_small(warning: str | None, fmt: str) -> None:
+    """The small-sample warning on stderr for csv output, which has no room for it
+    (text formats print it under the table, json holds it as ``warning``)."""
+    if warning and fmt == "csv":
+        _note(warning)
+
+
 def _example(*lines: str) -> str:
     """A --help epilog: examples that run on the shipped sample (a test runs each)."""
     return "\b\nExamples (on the sample shipped in the repository):\n" + "\n".join(
@@ -393,6 +401,7 @@ def score(source: Source, systems: tuple[str, ...], fmt: str,
 
 
 @main.command(epilog=_example("leafscore leaderboard", "leafscore leaderboard --format table",
+                              "leafscore leaderboard --errors --no-correction",
                               "leafscore leaderboard --update README.md"))
 @_benchmark_source
 @click.option("--out", type=click.Path(dir_okay=False, path_type=Path),
@@ -400,20 +409,29 @@ def score(source: Source, systems: tuple[str, ...], fmt: str,
 @click.option("--update", type=click.Path(dir_okay=False, path_type=Path),
               help="Rewrite the leaderboard block of this README.")
 @click.option("--system", "systems", multiple=True, help="Only these systems (repeatable).")
+@click.option("--errors", is_flag=True,
+              help="Add a block with each error kind's share of the scored verdicts (2.0) "
+                   "and the share of results valid against their schema.")
+@click.option("--no-correction", is_flag=True,
+              help="Mark ≈ from the raw tests instead of Holm-corrected ones.")
 @_format_option("md")
 @_bootstrap_options
 @_scoring_options
 @handles_errors
 def leaderboard(source: Source, out: Path | None, update: Path | None,
-                systems: tuple[str, ...], fmt: str, resamples: int, seed: int,
-                settings: ScoringSettings) -> None:
-    """Leaderboard: macro accuracy (%) with a 95% interval, ties with the leader, micro
-    P/R/F1, coverage, breakdowns by metadata, and the signature line."""
+                systems: tuple[str, ...], errors: bool, no_correction: bool, fmt: str,
+                resamples: int, seed: int, settings: ScoringSettings) -> None:
+    """Leaderboard: macro accuracy (%) with a 95% interval, ties with the leader (Holm
+    correction over the comparisons with the leader), micro P/R/F1, coverage, breakdowns
+    by metadata, and the signature line; --errors adds error shares and schema validity."""
     for path in (out, update):  # refused before any scoring
         if path is not None:
             files.output_target(source.folder, path)
-    evaluation = _open(source, settings, systems=systems, verdicts=False)
-    board = _analysis(lambda: evaluation.leaderboard(resamples=resamples, seed=seed))
+    evaluation = _open(source, settings, systems=systems, verdicts=errors)
+    correction = "none" if no_correction else "holm"
+    board = _analysis(lambda: evaluation.leaderboard(resamples=resamples, seed=seed,
+                                                     correction=correction, errors=errors))
+    _warn_small(board.warning, fmt)
     text = render_mod.render_leaderboard(board, fmt)
     if update is not None:
         _update_readme(source, update, render_mod.render_leaderboard(board, "md"))
@@ -667,6 +685,7 @@ def diff_command(source: Source, base: str, head: str, fail_on_regression: bool,
         base_name, head_name, tolerance=tolerance, resamples=resamples, seed=seed,
         head_evaluation=other, names=(base, head)))
     _emit(render_mod.render_diff(result, fmt))
+    _warn_small(result.warning, fmt)
     if fail_on_regression and result.regression:
         _note(f"regression: {head} is below {base} by more than {tolerance!r}")
         raise click.exceptions.Exit(EXIT_FAILED)
@@ -704,6 +723,62 @@ def gate_command(source: Source, system: str, min_score: float | None,
     shown = "" if min_score is None or value is None else (
         f" (score {gate_mod.format_against(value, min_score)} >= {min_score!r})")
     click.echo(visible(f"gate: {system} passes{shown}; {result.signature}"))
+
+
+@main.command("power", epilog=_example(
+    "leafscore power", "leafscore power --delta 0.05 --format json",
+    "leafscore power --sd 0.1 --delta 0.01"))
+@_benchmark_source
+@click.option("--sd", type=click.FloatRange(min=0.0, max=1.0),
+              help="Standard deviation of per-document differences to assume, a fraction "
+                   "(default: the median observed over every pair of systems).")
+@click.option("--delta", type=click.FloatRange(min=0.0, max=1.0, min_open=True), default=0.01,
+              show_default=True,
+              help="Difference to detect for the documents-needed figure: a fraction "
+                   "(0.01 = 1 point).")
+@click.option("--alpha", type=click.FloatRange(0.0, 1.0, min_open=True, max_open=True),
+              default=stats_mod.DEFAULT_ALPHA, show_default=True,
+              help="Two-sided significance level.")
+@click.option("--power", "wanted", type=click.FloatRange(0.0, 1.0, min_open=True,
+                                                         max_open=True),
+              default=stats_mod.DEFAULT_POWER, show_default=True, help="Wanted power.")
+@click.option("--system", "systems", multiple=True, help="Only these systems (repeatable).")
+@_format_option("table")
+@_bootstrap_options
+@_scoring_options
+@handles_errors
+def power_command(source: Source, sd: float | None, delta: float, alpha: float, wanted: float,
+                  systems: tuple[str, ...], fmt: str, resamples: int, seed: int,
+                  settings: ScoringSettings) -> None:
+    """Minimum detectable difference at the benchmark's size and documents needed for
+    --delta, from the paired per-document differences between systems (or --sd): per
+    pair (leader vs each, adjacent ranks) and for the benchmark, with a bootstrap check
+    of the power at each pair's MDD."""
+    evaluation = _open(source, settings, systems=systems, verdicts=False)
+    analysis = _analysis(lambda: evaluation.power(sd=sd, delta=delta, alpha=alpha,
+                                                  power=wanted, resamples=resamples,
+                                                  seed=seed))
+    _emit(render_mod.render_power(analysis, fmt))
+    _warn_small(stats_mod.small_sample_warning(analysis.documents), fmt)
+
+
+@main.command("suspects", epilog=_example(
+    "leafscore suspects", "leafscore suspects --min-agree 2 --format json"))
+@_benchmark_source
+@click.option("--min-agree", type=click.IntRange(min=2),
+              help="Systems that must agree on a value other than the label's "
+                   "(default: a majority of the systems, at least 3).")
+@click.option("--system", "systems", multiple=True, help="Only these systems (repeatable).")
+@_format_option("table")
+@_scoring_options
+@handles_errors
+def suspects_command(source: Source, min_agree: int | None, systems: tuple[str, ...],
+                     fmt: str, settings: ScoringSettings) -> None:
+    """Label leaves where at least --min-agree systems give the same canonical value
+    and it is not the label's: possible label errors, most agreement first (2.0 only)."""
+    evaluation = _open(source, settings, systems=systems, needs_verdicts="suspects")
+    found = _analysis(lambda: evaluation.suspects(min_agree=min_agree))
+    _emit(render_mod.render_suspects(found, fmt))
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -63,7 +63,8 @@ class Diff:
     [0, 1] (``None`` when nothing is scored); ``change`` the paired difference
     ``head - base``; ``fields`` per-field F1 changes, biggest drop first (``None`` under
     version 1.0); ``flipped`` documents, biggest drop first; ``regression`` the decision
-    at ``tolerance``; ``signature`` the base run's, with the bootstrap used.
+    at ``tolerance``; ``signature`` the base run's, with the bootstrap used;
+    ``documents`` the documents scored on both sides, on which ``change`` rests.
     """
 
     base: str
@@ -76,6 +77,12 @@ class Diff:
     tolerance: float
     regression: bool
     signature: str
+    documents: int = 0
+
+    @property
+    def warning(self) -> str | None:
+        """The small-sample warning line (``stats.small_sample_warning``), or None."""
+        return stats.small_sample_warning(self.documents)
 
 
 def check_comparable(base_run: Any, head_run: Any) -> None:
@@ -162,6 +169,7 @@ def compare(
         tolerance=tolerance,
         regression=is_regression(base_score, head_score, tolerance=tolerance),
         signature=with_bootstrap(base_run.signature, resamples=resamples, seed=seed),
+        documents=int(stats.paired_differences(base_docs, head_docs).size),
     )
 
 

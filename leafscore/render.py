@@ -32,11 +32,13 @@ from typing import Any
 from tabulate import tabulate
 
 import scorer
-from leafscore import hygiene
+from leafscore import hygiene, stats
 from leafscore.diff import Diff
 from leafscore.explain import Explanation
 from leafscore.fields import FieldRow
-from leafscore.leaderboard import Leaderboard
+from leafscore.leaderboard import ERROR_KINDS, Leaderboard
+from leafscore.power import PowerAnalysis
+from leafscore.suspects import Suspects
 
 #: Formats every renderer accepts.
 FORMATS: tuple[str, ...] = ("table", "md", "html", "csv", "json")
@@ -167,7 +169,7 @@ def render_leaderboard(board: Leaderboard, fmt: str) -> str:
     """
     _check(fmt)
     if fmt == "json":
-        return _json(_plain(board))
+        return _json(dict(_plain(board), warning=board.warning))
     level = f"{100 * board.confidence:g}% CI (%)"
     headers = ("rank", "system", "score (%)", level, "P (%)", "R (%)", "F1 (%)",
                "scored", "parse failures", "missing", f"{TIE} leader")
@@ -186,23 +188,21 @@ def render_leaderboard(board: Leaderboard, fmt: str) -> str:
             row.rank, row.system, row.score, row.low, row.high, *rates,
             cov.scored, cov.parse_failures, cov.missing, row.tie,
         ))
-    note = (
-        f"{TIE}: gap to the leader not significant at {100 * board.alpha:g}% "
-        f"(paired bootstrap over documents, {board.resamples} resamples, seed {board.seed})."
-    )
     main = Table(
         title="",
         headers=headers,
         shown=tuple(shown),
         raw=tuple(raw),
         align=("right", "left", *("right" for _ in range(8)), "left"),
-        notes=(note,),
+        notes=leaderboard_notes(board),
     )
     if fmt == "csv":
         main = dataclasses.replace(main, headers=(
             "rank", "system", "score", "ci_low", "ci_high", "precision", "recall", "f1",
             "scored", "parse_failures", "missing", "tie_with_leader"))
     tables = [main]
+    if board.errors is not None:
+        tables.append(_errors_table(board))
     systems = [row.system for row in board.rows]
     for part in board.breakdowns:
         tables.append(Table(
@@ -217,6 +217,131 @@ def render_leaderboard(board: Leaderboard, fmt: str) -> str:
             align=("left", *("right" for _ in range(len(systems) + 1))),
         ))
     return _emit(tables, fmt, board.signature)
+
+
+def leaderboard_notes(board: Leaderboard) -> tuple[str, ...]:
+    """The lines under the leaderboard: what ``≈`` means (test, correction), the
+    documents the comparisons rest on, and the small-sample warning when it applies."""
+    compared = [row.paired for row in board.rows[1:] if row.gap is not None]
+    if len(compared) > 1:
+        how = (f"after Holm's correction for {len(compared)} comparisons with the leader"
+               if board.correction == "holm" else "without correction (--no-correction)")
+    else:
+        how = "one comparison, no correction needed" if compared else "no comparison"
+    low, high = (min(compared), max(compared)) if compared else (board.documents,) * 2
+    rests = f"{low}" if low == high else f"{low} to {high}"
+    lines = [
+        f"{TIE}: gap to the leader not significant at {100 * board.alpha:g}%, {how}; "
+        f"paired bootstrap over documents, {board.resamples} resamples, seed {board.seed}.",
+        f"Intervals and gaps rest on {rests} documents (of {board.documents}).",
+    ]
+    if board.warning:
+        lines.append(board.warning)
+    return tuple(lines)
+
+
+def _errors_table(board: Leaderboard) -> Table:
+    """Error shares and schema validity per system, in rank order."""
+    validity = {v.system: v for v in board.validity or ()}
+    shown, raw = [], []
+    for row in board.errors or ():
+        shares = row.shares or {}
+        valid = validity.get(row.system)
+        share = None if valid is None else valid.share
+        counted = "" if valid is None else f" ({valid.valid}/{valid.documents})"
+        shown.append((row.system, str(row.verdicts),
+                       *(percent(shares.get(k)) for k in ERROR_KINDS),
+                       percent(share) + counted))
+        raw.append((row.system, row.verdicts, *(shares.get(k) for k in ERROR_KINDS), share))
+    return Table(
+        title="Error shares (% of scored verdicts) and schema validity",
+        headers=("system", "verdicts", *(f"{k} (%)" for k in ERROR_KINDS),
+                 "schema-valid (%)"),
+        shown=tuple(shown), raw=tuple(raw),
+        align=("left", *("right" for _ in range(len(ERROR_KINDS) + 2))),
+        notes=(
+            "Shares of every scored verdict (all but correct_absence, summed over "
+            "documents); with correct they add up to 100. Version 1.0 keeps no verdicts (–).",
+            "Schema-valid: results that validate against their schema (its own draft, "
+            "formats checked, $ref inside the schema only); a missing or unparsable result "
+            "counts as invalid. Reported apart from the score; it never changes it.",
+        ),
+    )
+
+
+# -------------------------------------------------------------------------------------
+# Power and suspects
+# -------------------------------------------------------------------------------------
+
+
+def render_power(analysis: PowerAnalysis, fmt: str) -> str:
+    """The benchmark's minimum detectable difference and documents needed, then one row
+    per pair of systems (differences in points in text, fractions in json/csv)."""
+    _check(fmt)
+    a = analysis
+    if fmt == "json":
+        return _json(dict(_plain(a), warning=stats.small_sample_warning(a.documents)))
+    z_text = (f"at {100 * a.power:g}% power and {100 * a.alpha:g}% significance "
+              f"(two-sided)")
+    sd = NONE if a.sd is None else f"{100 * a.sd:.2f}"
+    lines = [
+        f"On {a.documents} documents, {z_text}: the smallest detectable difference is "
+        f"{_points(a.mdd)} points (sd of per-document differences {sd} points, "
+        f"{a.sd_source}).",
+        f"Documents needed to detect {100 * a.delta:g} point(s): {number(a.needed)}.",
+        "Formula (normal approximation of the paired t-test; Chow, Shao & Wang 2008, "
+        "§3.1): MDD = (z_{1-α/2} + z_{1-β}) σ_d / √n, n = ((z_{1-α/2} + z_{1-β}) σ_d / δ)².",
+        f"Simulated power: the pair's differences centred on its MDD, {a.resamples} "
+        f"bootstrap draws of its documents, each tested as the formula does; near "
+        f"{a.power:g} when the approximation holds.",
+    ]
+    warning = stats.small_sample_warning(a.documents)
+    if warning:
+        lines.append(warning)
+    summary = Table(title="Power", headers=(), shown=(), raw=(), align=(), notes=tuple(lines))
+    pairs = Table(
+        title="Pairs of systems",
+        headers=("a", "b", "pair", "docs", "a - b (points)", "sd (points)", "MDD (points)",
+                 f"docs for {100 * a.delta:g} pt", "simulated power"),
+        shown=tuple((p.a, p.b, p.relation, str(p.documents), signed(p.mean_difference),
+                     _points(p.sd), _points(p.mdd), number(p.needed),
+                     NONE if p.simulated_power is None else f"{p.simulated_power:.3f}")
+                    for p in a.pairs),
+        raw=tuple((p.a, p.b, p.relation, p.documents, p.mean_difference, p.sd, p.mdd,
+                   p.needed, p.simulated_power) for p in a.pairs),
+        align=("left", "left", "left", *("right" for _ in range(6))),
+    )
+    if fmt == "csv":
+        return _emit([pairs], fmt, a.signature)
+    return _emit([summary, pairs], fmt, a.signature)
+
+
+def render_suspects(found: Suspects, fmt: str) -> str:
+    """Every suspect label leaf: agreeing systems, document, address, label value, the
+    agreed value and the systems, most agreement first."""
+    _check(fmt)
+    if fmt == "json":
+        rows = [dict(_plain(s), agree=s.agree) for s in found.suspects]
+        return _json({"min_agree": found.min_agree, "systems": found.systems,
+                      "suspects": rows, "signature": found.signature})
+    table = Table(
+        title=f"Suspect labels: at least {found.min_agree} of {found.systems} systems agree "
+              "on another value",
+        headers=("agree", "document", "address", "label", "agreed value", "systems"),
+        shown=tuple((f"{s.agree}/{s.of}", s.document, s.address, json_value(s.label),
+                     json_value(s.value), ", ".join(s.systems)) for s in found.suspects),
+        raw=tuple((s.agree, s.document, s.address, _json_or_empty(s.label),
+                   _json_or_empty(s.value), " ".join(s.systems)) for s in found.suspects),
+        align=("right", "left", "left", "left", "left", "left"),
+        notes=(f"{len(found.suspects)} suspect label leaf/leaves. The agreed value is "
+               "canonical (as the metric compares it); check each against the document.",),
+    )
+    return _emit([table], fmt, found.signature)
+
+
+def _points(value: float | None) -> str:
+    """A non-negative difference in [0, 1] as points with 2 decimals."""
+    return NONE if value is None else f"{100.0 * value:.2f}"
 
 
 # -------------------------------------------------------------------------------------
@@ -267,6 +392,7 @@ def render_diff(result: Diff, fmt: str) -> str:
             dict(_plain(f), change=f.change) for f in result.fields]
         data["flipped"] = [dict(_plain(f), change=f.change) for f in result.flipped]
         data["change"]["significant"] = result.change.significant()
+        data["warning"] = result.warning
         return _json(data)
     change = result.change
     p_text = NONE if change.p_value is None else f"{change.p_value:.3f}"
@@ -274,7 +400,8 @@ def render_diff(result: Diff, fmt: str) -> str:
     summary = (
         f"{result.base} {percent(result.base_score)} → {result.head} "
         f"{percent(result.head_score)}: change {signed(change.estimate)} points, "
-        f"95% CI {bracket(change.low, change.high, signed)}, p = {p_text} ({verdict} at 5%)."
+        f"95% CI {bracket(change.low, change.high, signed)}, p = {p_text} ({verdict} at 5%), "
+        f"on {result.documents} documents scored on both sides."
     )
     decision = (
         f"Regression: {'yes' if result.regression else 'no'} "
@@ -291,8 +418,9 @@ def render_diff(result: Diff, fmt: str) -> str:
     )
     if fmt == "csv":
         return _emit([flipped], fmt, result.signature)
+    warning = (result.warning,) if result.warning else ()
     tables = [Table(title="Summary", headers=(), shown=(), raw=(), align=(),
-                    notes=(summary, decision))]
+                    notes=(summary, *warning, decision))]
     if result.fields is not None:
         moved = [f for f in result.fields if f.base != f.head]
         same = len(result.fields) - len(moved)

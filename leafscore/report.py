@@ -5,7 +5,8 @@
 ``engine_display_names``, ``aggregates``, ``breakdowns``, ``per_doc``) and adds
 ``version``, ``signature``, ``sha256`` (every schema and label), ``results_sha256``,
 ``scorer_sha256``, ``intervals``, ``coverage`` and ``fields`` (per-field counts, version
-2.0). It holds no timestamp, so the same inputs give the same bytes.
+2.0), then ``power``, ``suspects`` (2.0; ``null`` under 1.0), ``error_shares`` and
+``schema_validity``. It holds no timestamp, so the same inputs give the same bytes.
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from pathlib import Path
 from typing import Any
 
 import scorer
-from leafscore import __version__, files, hygiene
+from leafscore import __version__, files, hygiene, stats
 from leafscore import fields as fields_mod
 from leafscore import leaderboard as leaderboard_mod
+from leafscore import power as power_mod
+from leafscore import suspects as suspects_mod
 from leafscore.runner import Run
 from leafscore.signature import parse_signature
 from leafscore.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES
@@ -115,11 +118,13 @@ def build_summary(
     scorer_sha256: str,
     resamples: int,
     seed: int,
+    validity: Any = (),
 ) -> dict[str, Any]:
     """The summary of a run as a JSON-able dict (key order fixed).
 
     ``results_sha256`` maps ``results/<system>/<id>.json`` -> sha256 hex of each result
-    file present; ``resamples``/``seed`` set the bootstrap of ``intervals``.
+    file present; ``resamples``/``seed`` set the bootstrap of ``intervals`` and of the
+    power check; ``validity`` is ``validity.schema_validity`` of the run's benchmark.
     """
     board = leaderboard_mod.leaderboard(run, resamples=resamples, seed=seed)
     field_rows = {s: _field_rows(run, s) for s in run.systems}
@@ -137,7 +142,9 @@ def build_summary(
     rows = {r.system: r for r in board.rows}
     intervals = {
         s: {"low": rows[s].low, "high": rows[s].high, "rank": rows[s].rank,
-            "tie_with_leader": rows[s].tie}
+            "tie_with_leader": rows[s].tie,
+            "p_value": None if rows[s].gap is None else rows[s].gap.p_value,
+            "p_holm": rows[s].p_adjusted, "paired_documents": rows[s].paired}
         for s in run.systems
     }
     return {
@@ -158,7 +165,40 @@ def build_summary(
         "sha256": dict(sorted(run.digests.items())),
         "results_sha256": dict(sorted(results_sha256.items())),
         "scorer_sha256": scorer_sha256,
+        "power": _power(run, resamples, seed),
+        "suspects": _suspects(run),
+        "error_shares": {s: _error_shares(run, s) for s in run.systems},
+        "schema_validity": {v.system: v.to_dict() for v in validity},
     }
+
+
+def _power(run: Run, resamples: int, seed: int) -> dict[str, Any]:
+    """``power``: the benchmark's MDD and documents needed for 1 and 0.5 points."""
+    analysis = power_mod.analyse(run, resamples=resamples, seed=seed)
+    half = None if analysis.sd is None else stats.documents_needed(0.005, analysis.sd)
+    return {
+        "documents": analysis.documents, "alpha": analysis.alpha, "power": analysis.power,
+        "sd": analysis.sd, "sd_source": analysis.sd_source, "mdd": analysis.mdd,
+        "documents_needed": {"0.01": analysis.needed, "0.005": half},
+        "pairs": [dataclasses.asdict(p) for p in analysis.pairs],
+    }
+
+
+def _suspects(run: Run) -> dict[str, Any] | None:
+    """``suspects`` at the default agreement; ``None`` under 1.0 (no verdicts)."""
+    if not scorer.scoring_version(run.version).has_verdicts:
+        return None
+    found = suspects_mod.find(run)
+    return {"min_agree": found.min_agree,
+            "leaves": [dict(dataclasses.asdict(s), agree=s.agree) for s in found.suspects]}
+
+
+def _error_shares(run: Run, system: str) -> dict[str, Any] | None:
+    shares = leaderboard_mod.error_shares(run, system)
+    if shares.shares is None:
+        return None
+    return {"verdicts": shares.verdicts, "counts": dict(shares.counts),
+            "shares": dict(shares.shares)}
 
 
 def summary_json(summary: Mapping[str, Any]) -> str:

@@ -12,6 +12,10 @@ documents that it has a score for, exactly as its point estimate is taken over a
 scored documents; a draw holding none of them gives no value for that system and is left
 out of its interval (and, for a difference, out of that pair's distribution).
 
+Also here: the Holm correction of several tests against one leader [4]_, and the power
+of a paired comparison (:func:`min_detectable_difference`, :func:`documents_needed`,
+:func:`bootstrap_power`) [5]_ [6]_; these use ``scipy.stats.norm`` for normal quantiles.
+
 References
 ----------
 .. [1] B. Efron and R. J. Tibshirani, *An Introduction to the Bootstrap*, Chapman & Hall,
@@ -21,13 +25,24 @@ References
 .. [3] A. C. Davison and D. V. Hinkley, *Bootstrap Methods and their Application*,
    Cambridge University Press, 1997, ch. 4: Monte Carlo p-values,
    ``(count + 1) / (resamples + 1)``.
+.. [4] S. Holm, "A Simple Sequentially Rejective Multiple Test Procedure", *Scandinavian
+   Journal of Statistics* 6(2), 1979, pp. 65-70.
+.. [5] S.-C. Chow, J. Shao and H. Wang, *Sample Size Calculations in Clinical Research*,
+   2nd ed., Chapman & Hall/CRC, 2008, §3.1 (one-sample / paired mean, large-sample
+   formula ``n = (z_{1-a/2} + z_{1-b})^2 sigma^2 / delta^2``).
+.. [6] J. Cohen, *Statistical Power Analysis for the Behavioral Sciences*, 2nd ed.,
+   Lawrence Erlbaum, 1988, ch. 2 (the paired t-test as a one-sample test of the
+   differences, effect size ``d = delta / sigma_d``).
 """
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.stats import norm
 
 #: Resamples drawn when none are given.
 DEFAULT_RESAMPLES = 1000
@@ -42,6 +57,11 @@ DEFAULT_CONFIDENCE = 0.95
 #: Replicate differences within this of 0 count as ties in the p-value: float summation
 #: noise, not a difference (scores are in [0, 1]).
 TIE = 1e-12
+#: Below this many documents every printed interval and p-value carries a warning line.
+SMALL_SAMPLE = 10
+#: Power and two-sided significance level of the power analysis when none are given.
+DEFAULT_POWER = 0.8
+DEFAULT_ALPHA = 0.05
 
 
 @dataclass(frozen=True)
@@ -303,3 +323,209 @@ def mean_difference(
     estimate = float(np.nanmean(matrix[1]) - np.nanmean(matrix[0]))
     samples = bootstrap_macro(matrix, resamples=resamples, seed=seed)
     return paired_difference(samples[1], samples[0], estimate, confidence=confidence)
+
+
+def small_sample_warning(n_documents: int) -> str | None:
+    """The warning line for intervals and p-values resting on ``n_documents`` documents.
+
+    Returns ``None`` at ``SMALL_SAMPLE`` (10) documents or more, else one line saying
+    that the percentile bootstrap is unreliable at that size (its intervals are too
+    narrow on few documents [1]_, ch. 13).
+    """
+    if n_documents >= SMALL_SAMPLE:
+        return None
+    return (f"warning: only {n_documents} document(s), fewer than {SMALL_SAMPLE}: "
+            "bootstrap intervals and p-values are unreliable at this size")
+
+
+def holm(p_values: Sequence[float | None]) -> tuple[float | None, ...]:
+    """Holm's step-down adjusted p-values [4]_.
+
+    Parameters
+    ----------
+    p_values : sequence of m floats in (0, 1], or None
+        Raw p-values of m tests (e.g. every system against the leader); ``None`` (no
+        test) is kept as ``None`` and not counted in m.
+
+    Returns
+    -------
+    tuple of floats in (0, 1] or None, in the input order
+        Sorting the k defined p-values ascending, ``p_(1) <= ... <= p_(k)``, the
+        adjusted value of ``p_(i)`` is ``max_{j <= i} min(1, (k - j + 1) p_(j))``.
+        Rejecting where the adjusted value is below ``alpha`` controls the family-wise
+        error rate at ``alpha``; each adjusted value is >= its raw one.
+    """
+    defined = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    k = len(defined)
+    out: list[float | None] = [None] * len(p_values)
+    running = 0.0
+    for rank, (p, index) in enumerate(defined):
+        running = max(running, min(1.0, (k - rank) * p))
+        out[index] = running
+    return tuple(out)
+
+
+def paired_differences(a: Sequence[float | None], b: Sequence[float | None]) -> np.ndarray:
+    """Per-document differences ``a - b`` over the documents scored for both.
+
+    Parameters
+    ----------
+    a, b : sequences of n_documents floats in [0, 1] or None
+        Document scores in the same order; ``None`` (not scored) drops that document.
+
+    Returns
+    -------
+    ndarray of shape (n_paired,), floats in [-1, 1]
+
+    Raises
+    ------
+    ValueError
+        If the sequences differ in length.
+    """
+    if len(a) != len(b):
+        raise ValueError("paired scores need one slot per document on both sides")
+    return np.array([x - y for x, y in zip(a, b, strict=True)
+                     if x is not None and y is not None], dtype=float)
+
+
+def _z_total(alpha: float, power: float) -> float:
+    """``z_{1-alpha/2} + z_{power}`` (standard normal quantiles); checks both ranges."""
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha={alpha} must be between 0 and 1")
+    if not 0.0 < power < 1.0:
+        raise ValueError(f"power={power} must be between 0 and 1")
+    return float(norm.ppf(1.0 - alpha / 2.0) + norm.ppf(power))
+
+
+def min_detectable_difference(sd: float, n: int, *, alpha: float = DEFAULT_ALPHA,
+                              power: float = DEFAULT_POWER) -> float:
+    """Smallest true mean difference a paired test on ``n`` documents detects.
+
+    Normal approximation of the two-sided paired t-test [5]_ [6]_:
+    ``MDD = (z_{1-alpha/2} + z_{power}) * sd / sqrt(n)``. At alpha 0.05 and power 0.8
+    the factor is 1.959964 + 0.841621 = 2.801585.
+
+    Parameters
+    ----------
+    sd : float
+        Standard deviation of the per-document differences, >= 0 (scores in [0, 1],
+        so sd is in [0, 1] and so is the result's unit).
+    n : int
+        Documents, >= 1.
+    alpha : float, default=0.05
+        Two-sided significance level, in (0, 1).
+    power : float, default=0.8
+        Wanted power, in (0, 1).
+
+    Returns
+    -------
+    float, >= 0, in the unit of ``sd``
+
+    Raises
+    ------
+    ValueError
+        If ``sd < 0``, ``n < 1``, or alpha or power is outside (0, 1).
+    """
+    if sd < 0 or not math.isfinite(sd):
+        raise ValueError(f"sd={sd} must be a finite number >= 0")
+    if n < 1:
+        raise ValueError(f"n={n} must be at least 1")
+    return _z_total(alpha, power) * sd / math.sqrt(n)
+
+
+def documents_needed_exact(delta: float, sd: float, *, alpha: float = DEFAULT_ALPHA,
+                           power: float = DEFAULT_POWER) -> float:
+    """``n = ((z_{1-alpha/2} + z_{power}) * sd / delta)^2`` unrounded [5]_ (for tests
+    against other implementations; :func:`documents_needed` rounds it up).
+
+    Raises ``ValueError`` if ``delta <= 0``, ``sd < 0`` or alpha/power outside (0, 1).
+    """
+    if not delta > 0 or not math.isfinite(delta):
+        raise ValueError(f"delta={delta} must be a number > 0")
+    if sd < 0 or not math.isfinite(sd):
+        raise ValueError(f"sd={sd} must be a finite number >= 0")
+    return (_z_total(alpha, power) * sd / delta) ** 2
+
+
+def documents_needed(delta: float, sd: float, *, alpha: float = DEFAULT_ALPHA,
+                     power: float = DEFAULT_POWER) -> int:
+    """Documents a paired comparison needs to detect a true difference ``delta``.
+
+    ``ceil(((z_{1-alpha/2} + z_{power}) * sd / delta)^2)`` [5]_, and at least 2 (a
+    standard deviation needs two documents).
+
+    Parameters
+    ----------
+    delta : float
+        The difference to detect, > 0, in score units (0.01 = 1 point).
+    sd : float
+        Standard deviation of the per-document differences, >= 0.
+    alpha, power : float
+        As :func:`min_detectable_difference`.
+
+    Returns
+    -------
+    int, >= 2
+
+    Raises
+    ------
+    ValueError
+        As :func:`documents_needed_exact`.
+    """
+    exact = documents_needed_exact(delta, sd, alpha=alpha, power=power)
+    return max(2, math.ceil(exact - 1e-9))  # 1e-9: float noise must not add a document
+
+
+def bootstrap_power(differences: np.ndarray, shift: float, *, n: int | None = None,
+                    alpha: float = DEFAULT_ALPHA, resamples: int = DEFAULT_RESAMPLES,
+                    seed: int = DEFAULT_SEED) -> float:
+    """Simulated power of the paired test when the true mean difference is ``shift``.
+
+    The observed differences are centred on ``shift`` (``d - mean(d) + shift``: their
+    spread and shape kept, the truth set), ``n`` documents are drawn with replacement
+    ``resamples`` times [1]_, and each draw is tested two-sided at ``alpha`` with the
+    statistic of the formula, ``mean / (s / sqrt(n))`` (``s`` the draw's standard
+    deviation, ddof 1) against ``z_{1-alpha/2}``; a draw with ``s == 0`` rejects when its
+    mean is not 0. At ``shift`` = :func:`min_detectable_difference` the result should
+    be close to the wanted power: this checks the normal approximation on the real,
+    often skewed, distribution of differences.
+
+    Parameters
+    ----------
+    differences : ndarray of shape (n_paired,)
+        Observed per-document differences (:func:`paired_differences`), n_paired >= 2.
+    shift : float
+        True mean difference to simulate, in the unit of ``differences``.
+    n : int, optional
+        Documents per draw, >= 2; default ``n_paired``.
+    alpha : float, default=0.05
+    resamples : int, default=1000
+    seed : int, default=12345
+
+    Returns
+    -------
+    float in [0, 1]: the share of draws in which the test rejects "no difference".
+
+    Raises
+    ------
+    ValueError
+        If fewer than 2 differences, ``n < 2``, ``resamples < 1`` or alpha outside (0, 1).
+    """
+    d = np.asarray(differences, dtype=float)
+    if d.size < 2:
+        raise ValueError("a simulated power needs at least two paired documents")
+    size = d.size if n is None else n
+    if size < 2:
+        raise ValueError(f"n={size} must be at least 2")
+    if resamples < 1:
+        raise ValueError(f"resamples={resamples} must be at least 1")
+    critical = _z_total(alpha, 0.5)  # z_{0.5} = 0: the two-sided critical value alone
+    centred = d - d.mean() + shift
+    rng = np.random.default_rng(seed)
+    draws = centred[rng.integers(0, d.size, size=(resamples, size))]
+    means = draws.mean(axis=1)
+    spread = draws.std(axis=1, ddof=1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        statistic = np.abs(means) / (spread / math.sqrt(size))
+    reject = np.where(spread > TIE, statistic > critical, np.abs(means) > TIE)
+    return float(reject.mean())

@@ -52,8 +52,13 @@ def test_the_markdown_leaderboard_is_exactly_this():
         "|      2 | b        |       58.33 |  [50.00, 75.00] |       – |       – |        – |"
         "      3/3 |                0 |         0 | ≈          |\n"
         "\n"
-        "≈: gap to the leader not significant at 5% (paired bootstrap over documents, "
-        "1000 resamples, seed 12345).\n"
+        "≈: gap to the leader not significant at 5%, one comparison, no correction needed; "
+        "paired bootstrap over documents, 1000 resamples, seed 12345.\n"
+        "\n"
+        "Intervals and gaps rest on 3 documents (of 3).\n"
+        "\n"
+        "warning: only 3 document(s), fewer than 10: bootstrap intervals and p-values are "
+        "unreliable at this size\n"
         "\n"
         "### By lang (score %)\n"
         "\n"
@@ -175,8 +180,10 @@ def test_the_diff_report_states_the_change_its_interval_and_the_decision():
     text = render.render_diff(compare(run, "base", run, "head"), "md")
     assert (
         "base 50.00 → head 62.50: change +12.50 points, 95% CI [+0.00, +25.00], "
-        "p = 0.533 (not significant at 5%)."
+        "p = 0.533 (not significant at 5%), on 2 documents scored on both sides."
     ) in text
+    assert ("warning: only 2 document(s), fewer than 10: bootstrap intervals and p-values "
+            "are unreliable at this size") in text
     assert "Regression: no (tolerance 0 points)." in text
     assert "| d2         |      50.00 |      75.00 |            +25.00 |" in text
 
