@@ -230,16 +230,18 @@
     for (const row of rows) {
       const tie = row.tie === null ? "–" : row.rank === 1 && !row.tie ? "leader"
         : row.tie ? "= tie" : "no";
+      // data-label names each cell where a phone shows the rows as cards (CSS).
       body.appendChild(el("tr", { "data-system": SYSTEMS[row.s] }, [
-        el("td", { class: "num", text: String(row.rank) }),
+        el("td", { class: "num rank", text: String(row.rank), "data-label": "Rank" }),
         el("th", { scope: "row", text: name(row.s) }),
-        el("td", { class: "num score", text: pct(row.score) }),
-        el("td", { class: "num", text: row.low === null ? "–" : "[" + pct(row.low) + ", " + pct(row.high) + "]" }),
-        el("td", { class: "bar-cell" }, [bar(row, axis)]),
-        el("td", { class: row.tie ? "tie" : "", text: tie }),
-        el("td", { class: "num", text: row.cover.scored + " / " + row.cover.documents }),
-        el("td", { class: "num", text: String(row.cover.parse_failures) }),
-        el("td", { class: "num", text: String(row.cover.missing) }),
+        el("td", { class: "num score", text: pct(row.score), "data-label": "Score (%)" }),
+        el("td", { class: "num", text: row.low === null ? "–" : "[" + pct(row.low) + ", " + pct(row.high) + "]",
+          "data-label": conf + "% interval" }),
+        el("td", { class: "bar-cell", "data-label": "Scale " + pct(axis.low) + "–" + pct(axis.high) }, [bar(row, axis)]),
+        el("td", { class: row.tie ? "tie" : "", text: tie, "data-label": "Tie with leader" }),
+        el("td", { class: "num", text: row.cover.scored + " / " + row.cover.documents, "data-label": "Scored" }),
+        el("td", { class: "num", text: String(row.cover.parse_failures), "data-label": "Parse failures" }),
+        el("td", { class: "num", text: String(row.cover.missing), "data-label": "Missing" }),
       ]));
     }
     table.appendChild(body);
@@ -488,10 +490,10 @@
       const canon = DATA.strings[flat[i + 5]] + " → " + DATA.strings[flat[i + 6]];
       body.appendChild(el("tr", { class: "k-" + kind, "data-kind": kind }, [
         el("td", { class: "value addr", text: address }),
-        el("td", { class: "value", text: DATA.strings[flat[i + 3]] }),
-        el("td", { class: "value", text: DATA.strings[flat[i + 4]] }),
+        el("td", { class: "value", text: DATA.strings[flat[i + 3]], "data-label": "Label" }),
+        el("td", { class: "value", text: DATA.strings[flat[i + 4]], "data-label": "Result" }),
         el("td", { class: "kind", text: KIND_MARK[kind] + " " + kind }),
-        el("td", { class: "value canon", text: canon }),
+        el("td", { class: "value canon", text: canon, "data-label": "Canonical" }),
       ]));
     }
     return body;
