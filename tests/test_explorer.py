@@ -120,8 +120,17 @@ def test_explore_refuses_to_write_into_the_inputs(tmp_path):
 
 @pytest.fixture(scope="module")
 def browser():
-    sync_api = pytest.importorskip("playwright.sync_api")
+    # CI sets LEAFSCORE_REQUIRE_BROWSER=1: there a missing browser fails, never skips.
+    required = os.environ.get("LEAFSCORE_REQUIRE_BROWSER") == "1"
+    try:
+        from playwright import sync_api
+    except ImportError:
+        if required:
+            pytest.fail("playwright is not installed and LEAFSCORE_REQUIRE_BROWSER=1")
+        pytest.skip("playwright is not installed (pip install playwright)")
     if not Path(CHROMIUM).exists():
+        if required:
+            pytest.fail(f"{CHROMIUM} is absent and LEAFSCORE_REQUIRE_BROWSER=1")
         pytest.skip(f"{CHROMIUM} is absent (apt-get install chromium)")
     with sync_api.sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM,
@@ -224,6 +233,10 @@ def test_drill_down_shows_a_wrong_value_leaf_with_its_text(browser, sample_page,
     assert cells.nth(3).inner_text() == "✗ wrong_value"  # text, not colour alone
     assert cells.nth(1).inner_text() == wrong.label
     assert cells.nth(2).inner_text() == wrong.result
+    page.page.check("#drill-errors")  # errors only: every correct leaf is hidden
+    kinds = page.page.locator("#drill-body tr[data-kind]")
+    shown = {kinds.nth(i).get_attribute("data-kind") for i in range(kinds.count())}
+    assert "wrong_value" in shown and not shown & {"correct", "correct_absence"}
     page.close()
 
 

@@ -34,6 +34,7 @@
     fieldSystem: 0,
     drillDoc: 0,
     drillSystem: 0,
+    errorsOnly: false,
     base: 0,
     head: 0,
   };
@@ -487,6 +488,7 @@
       const address = DATA.strings[flat[i]];
       if (UNPAIRED.test(address) !== unpaired) continue;
       const kind = KIND_NAMES[flat[i + 2]];
+      if (state.errorsOnly && !ERROR_KINDS.includes(kind)) continue;
       const canon = DATA.strings[flat[i + 5]] + " → " + DATA.strings[flat[i + 6]];
       body.appendChild(el("tr", { class: "k-" + kind, "data-kind": kind }, [
         el("td", { class: "value addr", text: address }),
@@ -541,7 +543,10 @@
     const apart = verdictTable(flat, true, "Result items paired with no label item");
     if (paired) out.appendChild(paired);
     if (apart) out.appendChild(apart);
-    if (!paired && !apart) out.appendChild(el("p", { class: "note", text: "No scored leaf in this document." }));
+    if (!paired && !apart) {
+      out.appendChild(el("p", { class: "note", text: state.errorsOnly ? "No error in this document."
+        : "No scored leaf in this document." }));
+    }
   }
 
   function openDrill(d, s) {
@@ -557,6 +562,8 @@
   function buildDrill() {
     select(document.getElementById("drill-system"), SYSTEMS.map((sys, s) => [s, name(s)]),
       state.drillSystem, (s) => { state.drillSystem = s; renderDrill(shownDocs()); });
+    const only = document.getElementById("drill-errors");
+    only.addEventListener("change", () => { state.errorsOnly = only.checked; renderDrill(shownDocs()); });
   }
 
   // ---------------------------------------------------------------- A/B
