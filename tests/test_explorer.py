@@ -273,6 +273,21 @@ def test_keyboard_moves_through_the_heat_map_and_opens_the_drill_down(browser, s
     page.close()
 
 
+def test_heat_map_sorts_by_a_system_worst_first_then_best_first(browser, sample_page, sample):
+    system = sample.systems[-1]
+    scores = sample.document_scores(system)
+    page = Page(browser, sample_page)
+    button = page.page.get_by_role("button", name=f"Sort by score of {system}")
+    button.click()
+    rows = page.page.locator("#heat tbody th")
+    shown = [rows.nth(i).inner_text() for i in range(rows.count())]
+    assert shown == sorted(scores, key=lambda d: (scores[d], d))
+    page.page.get_by_role("button", name=f"Sort by score of {system}").click()
+    assert page.page.locator("#heat tbody th").first.inner_text() \
+        == max(scores, key=lambda d: (scores[d], d))
+    page.close()
+
+
 def test_screenshots_at_desktop_and_phone_width(browser, sample_page):
     ARTIFACTS.mkdir(exist_ok=True)
     for width in (1280, 390):
