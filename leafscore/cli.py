@@ -5,8 +5,8 @@ line on stderr naming the file and place, never a traceback). Data goes to stdou
 progress (a rich bar, on a terminal only), notes and warnings go to stderr.
 
 Commands: ``validate``, ``score`` (folder or JSONL mode), ``leaderboard``, ``report``,
-``verify``, ``fields``, ``explain``, ``diff``, ``gate``, ``power``, ``suspects``. See
-docs/CLI.md.
+``explore``, ``verify``, ``fields``, ``explain``, ``diff``, ``gate``, ``power``,
+``suspects``. See docs/CLI.md.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import click
 
 import scorer
 from leafscore import __version__, api, files, jsonio, names
+from leafscore import explore as explore_mod
 from leafscore import gate as gate_mod
 from leafscore import render as render_mod
 from leafscore import report as report_mod
@@ -500,11 +501,14 @@ def _foreign_summary(path: Path) -> bool:
               help="Replace a summary.json that leafscore did not write.")
 @click.option("--verdicts", "verdicts_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write every leaf verdict to this .csv or .parquet file (2.0).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also write the results explorer (one self-contained HTML page) here.")
 @_bootstrap_options
 @_scoring_options
 @handles_errors
 def report(source: Source, out_dir: Path | None, force: bool, verdicts_path: Path | None,
-           resamples: int, seed: int, settings: ScoringSettings) -> None:
+           html_path: Path | None, resamples: int, seed: int,
+           settings: ScoringSettings) -> None:
     """Write summary.json and summary.csv (atomically): DocuBench's keys plus version,
     signature, intervals, coverage, per-field counts and digests (fractions in [0, 1])."""
     if out_dir is None and source.jsonl:
@@ -516,8 +520,9 @@ def report(source: Source, out_dir: Path | None, force: bool, verdicts_path: Pat
         files.check_output_path(source.folder, target / "summary.json")
     for name in ("summary.json", "summary.csv"):
         files.output_target(source.folder, target / name)
-    if verdicts_path is not None:
-        files.output_target(source.folder, verdicts_path)
+    for extra in (verdicts_path, html_path):
+        if extra is not None:
+            _check_output(source, extra)
     if not force and _foreign_summary(target / "summary.json"):
         _fail(f"{target / 'summary.json'} was not written by leafscore and would be replaced; "
               "pass --out DIR, or --force to replace it")
@@ -527,12 +532,51 @@ def report(source: Source, out_dir: Path | None, force: bool, verdicts_path: Pat
         paths = _analysis(lambda: evaluation.report(target, resamples=resamples, seed=seed))
         if verdicts_path is not None:
             paths = (*paths, _analysis(lambda: evaluation.write_verdicts(verdicts_path)))
+        if html_path is not None:
+            paths = (*paths, _write_page(evaluation, html_path, resamples, seed))
     except ImportError as exc:
         _fail(str(exc))
     except OSError as exc:
         _fail(f"{target}: cannot write ({exc.strerror or exc}); pass --out DIR")
     for path in paths:
         click.echo(str(path))
+
+
+def _check_output(source: Source, path: Path) -> None:
+    """Refuse, before any scoring, an output path inside the benchmark's inputs."""
+    files.output_target(source.folder, path)
+    if source.folder is not None:
+        files.check_output_path(source.folder, path)
+
+
+def _write_page(evaluation: api.Evaluation, path: Path, resamples: int, seed: int) -> Path:
+    """Write the explorer page of ``evaluation`` to ``path`` (atomically; its folder is
+    created, as ``report --out`` creates its own)."""
+    data = _analysis(lambda: explore_mod.page_data(evaluation, resamples=resamples, seed=seed))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    files.atomic_write_text(path, explore_mod.render_page(data))
+    return path
+
+
+@main.command(epilog=_example("leafscore explore --out /tmp/leafscore-explorer.html"))
+@_benchmark_source
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The HTML file to write.")
+@_bootstrap_options
+@_scoring_options
+@handles_errors
+def explore(source: Source, out: Path, resamples: int, seed: int,
+            settings: ScoringSettings) -> None:
+    """Write the results explorer: one self-contained HTML page (no network needed to view
+    it) with the leaderboard and its intervals, filters by metadata, a documents x systems
+    heat map, per-field F1 and error kinds, a leaf-by-leaf drill-down and A/B comparisons.
+    Its unfiltered numbers are summary.json's; it carries the signature."""
+    _check_output(source, out)
+    evaluation = _open(source, settings)
+    try:
+        click.echo(str(_write_page(evaluation, out, resamples, seed)))
+    except OSError as exc:
+        _fail(f"{out}: cannot write ({exc.strerror or exc})")
 
 
 @main.command(epilog=_example("leafscore report --out /tmp/leafscore-report && "

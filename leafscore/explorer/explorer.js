@@ -1,0 +1,693 @@
+// leafscore explorer: plain JavaScript, no framework, no network.
+// Data text reaches the page only through textContent and setAttribute, never innerHTML.
+(function () {
+  "use strict";
+
+  const DATA = JSON.parse(document.getElementById("data").textContent);
+  if (DATA.format !== 1) {
+    throw new Error("leafscore explorer: unknown data format " + DATA.format);
+  }
+  const SYSTEMS = DATA.systems;
+  const DOCS = DATA.documents;
+  const SUMMARY = DATA.summary;
+  const KIND_NAMES = Object.keys(DATA.kinds);
+  const ERROR_KINDS = KIND_NAMES.filter((k) => k !== "correct" && k !== "correct_absence");
+  const KIND_MARK = {
+    correct: "✓", correct_absence: "✓", wrong_value: "✗", type_error: "✗",
+    missing: "∅", hallucinated: "+", extra_item: "+", parse_failure: "!",
+  };
+  // Okabe–Ito colours: distinguishable under the common colour-vision deficiencies.
+  const KIND_COLOUR = {
+    wrong_value: "#D55E00", type_error: "#CC79A7", missing: "#E69F00",
+    hallucinated: "#0072B2", extra_item: "#56B4E9", parse_failure: "#000000",
+  };
+  const STATUS_TEXT = { s: "scored", p: "parse failure", m: "missing result" };
+  // Heat-map steps (upper bounds, score in [0, 1]); the last step is exactly 1.
+  const STEPS = [0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0];
+  const STEP_TEXT = ["< 50", "50–70", "70–80", "80–90", "90–95", "95–99", "99–<100", "100"];
+  const UNPAIRED = /\[r\d+\]/;
+  const LAYOUT = 7; // integers per verdict: address, field, kind, label, result, canons
+
+  const state = {
+    filters: DATA.columns.map(() => -1),
+    heatSort: { key: "doc", dir: 1 },
+    fieldSystem: 0,
+    drillDoc: 0,
+    drillSystem: 0,
+    errorsOnly: false,
+    base: 0,
+    head: 0,
+  };
+
+  // ---------------------------------------------------------------- helpers
+
+  function el(tag, props, children) {
+    const node = document.createElement(tag);
+    if (props) {
+      for (const [key, value] of Object.entries(props)) {
+        if (value === undefined || value === null) continue;
+        if (key === "text") node.textContent = value;
+        else if (key === "class") node.className = value;
+        else if (key === "style") node.setAttribute("style", value);
+        else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+        else node.setAttribute(key, value);
+      }
+    }
+    for (const child of children || []) {
+      if (child === null || child === undefined) continue;
+      node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
+    }
+    return node;
+  }
+
+  function clear(node) {
+    while (node.firstChild) node.removeChild(node.firstChild);
+    return node;
+  }
+
+  function pct(value) {
+    return value === null || value === undefined ? "–" : (100 * value).toFixed(2);
+  }
+
+  function signedPts(value) {
+    if (value === null || value === undefined) return "–";
+    const text = (100 * value).toFixed(2);
+    return value >= 0 && !text.startsWith("-") ? "+" + text : text;
+  }
+
+  function name(index) {
+    const sys = SYSTEMS[index];
+    const shown = DATA.display[sys];
+    return shown && shown !== sys ? shown + " (" + sys + ")" : sys;
+  }
+
+  // Shewchuk's exact summation (Python's math.fsum recipe): the filtered means use the
+  // same summation as leafscore's 1.0 mean, not a float sum that drifts with order.
+  function fsum(values) {
+    const partials = [];
+    for (let x of values) {
+      let i = 0;
+      for (let y of partials) {
+        if (Math.abs(x) < Math.abs(y)) { const t = x; x = y; y = t; }
+        const hi = x + y;
+        const lo = y - (hi - x);
+        if (lo) partials[i++] = lo;
+        x = hi;
+      }
+      partials.length = i;
+      partials.push(x);
+    }
+    let total = 0;
+    for (let i = partials.length - 1; i >= 0; i--) total += partials[i];
+    return total;
+  }
+
+  function mean(values) {
+    return values.length ? fsum(values) / values.length : null;
+  }
+
+  function step(score) {
+    if (score === null) return "sx";
+    let k = 0;
+    while (k < STEPS.length && score >= STEPS[k]) k++;
+    return "s" + Math.min(k, 7);
+  }
+
+  function select(node, options, value, onChange) {
+    clear(node);
+    options.forEach(([val, label]) => node.appendChild(el("option", { value: String(val), text: label })));
+    node.value = String(value);
+    node.onchange = () => onChange(Number(node.value));
+  }
+
+  // ---------------------------------------------------------------- filters
+
+  function filtered() {
+    return state.filters.some((v) => v >= 0);
+  }
+
+  function shownDocs() {
+    const out = [];
+    for (let d = 0; d < DOCS.length; d++) {
+      let keep = true;
+      state.filters.forEach((value, c) => {
+        if (value >= 0 && !DATA.columns[c].docs[d].includes(value)) keep = false;
+      });
+      if (keep) out.push(d);
+    }
+    return out;
+  }
+
+  function buildFilters() {
+    const box = document.getElementById("filter-controls");
+    DATA.columns.forEach((column, c) => {
+      const counts = column.values.map(() => 0);
+      column.docs.forEach((values) => values.forEach((v) => counts[v]++));
+      const node = el("select", { id: "filter-" + c, "data-column": column.name });
+      const options = [[-1, "All (" + DOCS.length + ")"]];
+      column.values.forEach((value, v) => options.push([v, value + " (" + counts[v] + ")"]));
+      select(node, options, -1, (v) => { state.filters[c] = v; renderAll(); });
+      box.appendChild(el("label", {}, [column.name, node]));
+    });
+    document.getElementById("clear-filters").addEventListener("click", () => {
+      state.filters = state.filters.map(() => -1);
+      DATA.columns.forEach((_, c) => { document.getElementById("filter-" + c).value = "-1"; });
+      renderAll();
+    });
+  }
+
+  // ---------------------------------------------------------------- leaderboard
+
+  // Rows of the leaderboard: summary.json's own numbers when nothing is filtered, else
+  // the macro mean over the shown documents (no interval: that needs the bootstrap).
+  function boardRows(docs) {
+    return SYSTEMS.map((sys, s) => {
+      const status = DATA.status[s];
+      const cover = { scored: 0, parse_failures: 0, missing: 0, documents: docs.length };
+      for (const d of docs) {
+        const code = status[d];
+        if (code === "s") cover.scored++;
+        else if (code === "p") cover.parse_failures++;
+        else cover.missing++;
+      }
+      if (!filtered()) {
+        const iv = SUMMARY.intervals[sys];
+        return { s, score: SUMMARY.aggregates[sys], low: iv.low, high: iv.high,
+          rank: iv.rank, tie: iv.tie_with_leader, cover: SUMMARY.coverage[sys] };
+      }
+      const values = [];
+      for (const d of docs) if (DATA.scores[s][d] !== null) values.push(DATA.scores[s][d]);
+      return { s, score: mean(values), low: null, high: null, rank: 0, tie: null, cover };
+    }).sort((a, b) => {
+      if (!filtered()) return a.rank - b.rank;
+      if ((a.score === null) !== (b.score === null)) return a.score === null ? 1 : -1;
+      if (a.score !== b.score) return b.score - a.score;
+      return SYSTEMS[a.s] < SYSTEMS[b.s] ? -1 : 1;
+    }).map((row, i) => Object.assign(row, { rank: row.rank || i + 1 }));
+  }
+
+  function scale(rows) {
+    let low = 1;
+    for (const r of rows) {
+      for (const v of [r.low, r.score]) if (v !== null && v < low) low = v;
+    }
+    low = Math.max(0, Math.floor((low - 0.02) * 20) / 20);
+    return { low, high: 1 };
+  }
+
+  function bar(row, axis) {
+    const at = (v) => (100 * (v - axis.low) / (axis.high - axis.low)).toFixed(2) + "%";
+    const box = el("div", { class: "bar", role: "img",
+      "aria-label": row.low === null ? "score " + pct(row.score) + "%"
+        : "score " + pct(row.score) + "%, interval " + pct(row.low) + " to " + pct(row.high) });
+    if (row.low !== null) {
+      box.appendChild(el("div", { class: "range",
+        style: "left:" + at(row.low) + ";width:calc(" + at(row.high) + " - " + at(row.low) + ")" }));
+    }
+    if (row.score !== null) box.appendChild(el("div", { class: "point", style: "left:" + at(row.score) }));
+    return box;
+  }
+
+  function renderBoard(docs) {
+    const rows = boardRows(docs);
+    const axis = scale(rows);
+    const table = clear(document.getElementById("board"));
+    const conf = Math.round(100 * SUMMARY.bootstrap.confidence);
+    table.appendChild(el("thead", {}, [el("tr", {}, [
+      el("th", { class: "num", text: "Rank", scope: "col" }),
+      el("th", { text: "System", scope: "col" }),
+      el("th", { class: "num", text: "Score (%)", scope: "col" }),
+      el("th", { class: "num", text: conf + "% interval", scope: "col" }),
+      el("th", { class: "bar-cell", scope: "col" }, [
+        el("span", { text: "Score and interval" }),
+        el("div", { class: "axis", "aria-hidden": "true" }, [
+          el("span", { text: pct(axis.low) }), el("span", { text: pct(axis.high) })])]),
+      el("th", { text: "Tie with leader", scope: "col" }),
+      el("th", { class: "num", text: "Scored", scope: "col" }),
+      el("th", { class: "num", text: "Parse failures", scope: "col" }),
+      el("th", { class: "num", text: "Missing", scope: "col" }),
+    ])]));
+    const body = el("tbody");
+    for (const row of rows) {
+      const tie = row.tie === null ? "–" : row.rank === 1 && !row.tie ? "leader"
+        : row.tie ? "= tie" : "no";
+      // data-label names each cell where a phone shows the rows as cards (CSS).
+      body.appendChild(el("tr", { "data-system": SYSTEMS[row.s] }, [
+        el("td", { class: "num rank", text: String(row.rank), "data-label": "Rank" }),
+        el("th", { scope: "row", text: name(row.s) }),
+        el("td", { class: "num score", text: pct(row.score), "data-label": "Score (%)" }),
+        el("td", { class: "num", text: row.low === null ? "–" : "[" + pct(row.low) + ", " + pct(row.high) + "]",
+          "data-label": conf + "% interval" }),
+        el("td", { class: "bar-cell", "data-label": "Scale " + pct(axis.low) + "–" + pct(axis.high) }, [bar(row, axis)]),
+        el("td", { class: row.tie ? "tie" : "", text: tie, "data-label": "Tie with leader" }),
+        el("td", { class: "num", text: row.cover.scored + " / " + row.cover.documents, "data-label": "Scored" }),
+        el("td", { class: "num", text: String(row.cover.parse_failures), "data-label": "Parse failures" }),
+        el("td", { class: "num", text: String(row.cover.missing), "data-label": "Missing" }),
+      ]));
+    }
+    table.appendChild(body);
+    document.getElementById("board-note").textContent = filtered()
+      ? "Filtered: scores are re-averaged over the " + docs.length + " shown documents; "
+        + "intervals and ties are computed for all documents only, so they are hidden."
+      : "Unfiltered: every number is summary.json's. “= tie”: the difference to the leader "
+        + "is not significant (paired bootstrap, " + SUMMARY.bootstrap.resamples
+        + " resamples, seed " + SUMMARY.bootstrap.seed + ").";
+  }
+
+  // ---------------------------------------------------------------- heat map
+
+  function heatOrder(docs) {
+    const { key, dir } = state.heatSort;
+    const value = (d) => {
+      if (key === "doc") return null;
+      if (key === "mean") {
+        const vals = [];
+        SYSTEMS.forEach((_, s) => { if (DATA.scores[s][d] !== null) vals.push(DATA.scores[s][d]); });
+        return mean(vals);
+      }
+      return DATA.scores[key][d];
+    };
+    const keyed = docs.map((d) => [d, value(d)]);
+    keyed.sort((a, b) => {
+      if (key !== "doc") {
+        if ((a[1] === null) !== (b[1] === null)) return a[1] === null ? 1 : -1;
+        if (a[1] !== b[1]) return dir * (a[1] - b[1]);
+      }
+      return dir * (a[0] - b[0]);
+    });
+    return keyed.map((pair) => pair[0]);
+  }
+
+  function sortButton(label, key, aria) {
+    const active = state.heatSort.key === key;
+    const arrow = active ? (state.heatSort.dir > 0 ? " ▲" : " ▼") : "";
+    return el("button", { type: "button", text: label + arrow, "aria-label": "Sort by " + aria,
+      onclick: () => {
+        state.heatSort = { key, dir: active ? -state.heatSort.dir : 1 };
+        renderHeat(shownDocs());
+        const again = document.querySelector("#heat th[data-key='" + String(key) + "'] button");
+        if (again) again.focus();
+      } });
+  }
+
+  function renderHeat(docs) {
+    const table = clear(document.getElementById("heat"));
+    const head = el("tr", {}, [el("th", { class: "doc", scope: "col", "data-key": "doc",
+      "aria-sort": ariaSort("doc") }, [sortButton("Document", "doc", "document id")])]);
+    SYSTEMS.forEach((sys, s) => head.appendChild(el("th", { scope: "col", "data-key": String(s),
+      "aria-sort": ariaSort(s) }, [sortButton(sys, s, "score of " + sys)])));
+    head.appendChild(el("th", { scope: "col", "data-key": "mean", "aria-sort": ariaSort("mean") },
+      [sortButton("Mean", "mean", "mean over systems")]));
+    table.appendChild(el("thead", {}, [head]));
+    const body = document.createElement("tbody");
+    const order = heatOrder(docs);
+    const frag = document.createDocumentFragment();
+    order.forEach((d, r) => {
+      const tr = document.createElement("tr");
+      const th = el("th", { class: "doc", scope: "row", text: DOCS[d], title: DOCS[d] });
+      tr.appendChild(th);
+      const vals = [];
+      SYSTEMS.forEach((sys, s) => {
+        const score = DATA.scores[s][d];
+        if (score !== null) vals.push(score);
+        const td = document.createElement("td");
+        td.className = step(score);
+        td.textContent = score === null ? "–" : (100 * score).toFixed(0);
+        const label = DOCS[d] + " × " + sys + ": " + (score === null ? "not scored" : pct(score) + "%")
+          + " (" + STATUS_TEXT[DATA.status[s][d]] + ")";
+        td.title = label;
+        td.setAttribute("aria-label", label);
+        td.tabIndex = r === 0 && s === 0 ? 0 : -1;
+        td.dataset.d = d;
+        td.dataset.s = s;
+        tr.appendChild(td);
+      });
+      const avg = mean(vals);
+      tr.appendChild(el("td", { class: step(avg), text: avg === null ? "–" : (100 * avg).toFixed(0),
+        title: DOCS[d] + ": mean over systems " + pct(avg) + "%" }));
+      frag.appendChild(tr);
+    });
+    body.appendChild(frag);
+    table.appendChild(body);
+  }
+
+  function ariaSort(key) {
+    if (state.heatSort.key !== key) return "none";
+    return state.heatSort.dir > 0 ? "ascending" : "descending";
+  }
+
+  function heatKeys(event) {
+    const cell = event.target.closest("td[data-s]");
+    if (!cell) return;
+    const row = cell.parentElement;
+    const s = Number(cell.dataset.s);
+    let next = null;
+    if (event.key === "ArrowRight") next = row.querySelector("td[data-s='" + (s + 1) + "']");
+    else if (event.key === "ArrowLeft") next = row.querySelector("td[data-s='" + (s - 1) + "']");
+    else if (event.key === "ArrowDown" && row.nextElementSibling) next = row.nextElementSibling.querySelector("td[data-s='" + s + "']");
+    else if (event.key === "ArrowUp" && row.previousElementSibling) next = row.previousElementSibling.querySelector("td[data-s='" + s + "']");
+    else if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      openDrill(Number(cell.dataset.d), s);
+      return;
+    } else return;
+    event.preventDefault();
+    if (next) {
+      cell.tabIndex = -1;
+      next.tabIndex = 0;
+      next.focus();
+    }
+  }
+
+  function heatFocus(event) {
+    const cell = event.target.closest("td[data-s]");
+    if (cell) document.getElementById("heat-focus").textContent = cell.getAttribute("aria-label");
+  }
+
+  function buildHeat() {
+    const legend = document.getElementById("heat-legend");
+    STEP_TEXT.forEach((text, k) => legend.appendChild(el("span", { class: "s" + k, text: text + "%" })));
+    legend.appendChild(el("span", { class: "sx", text: "– not scored" }));
+    const table = document.getElementById("heat");
+    table.addEventListener("keydown", heatKeys);
+    table.addEventListener("focusin", heatFocus);
+    table.addEventListener("mouseover", heatFocus);
+    table.addEventListener("click", (event) => {
+      const cell = event.target.closest("td[data-s]");
+      if (cell) openDrill(Number(cell.dataset.d), Number(cell.dataset.s));
+    });
+  }
+
+  // ---------------------------------------------------------------- fields
+
+  // Field path -> {tp, fp, fn, f1, errors} of every system: summary.json's when nothing
+  // is filtered, else summed from the verdicts of the shown documents.
+  function fieldTables(docs) {
+    if (!filtered()) {
+      return SYSTEMS.map((sys) => SUMMARY.fields[sys] || {});
+    }
+    return SYSTEMS.map((sys, s) => {
+      const out = {};
+      for (const d of docs) {
+        const flat = DATA.verdicts[s][d];
+        for (let i = 0; i < flat.length; i += LAYOUT) {
+          const field = DATA.strings[flat[i + 1]];
+          const kind = KIND_NAMES[flat[i + 2]];
+          const row = out[field] || (out[field] = { tp: 0, fp: 0, fn: 0, errors: {} });
+          const [tp, fp, fn] = DATA.kinds[kind];
+          row.tp += tp; row.fp += fp; row.fn += fn;
+          if (ERROR_KINDS.includes(kind)) row.errors[kind] = (row.errors[kind] || 0) + 1;
+        }
+      }
+      for (const row of Object.values(out)) {
+        const den = 2 * row.tp + row.fp + row.fn;
+        row.f1 = den ? 2 * row.tp / den : null;
+      }
+      return out;
+    });
+  }
+
+  function kindBar(errors) {
+    const total = Object.values(errors).reduce((a, b) => a + b, 0);
+    const box = el("div", {}, []);
+    if (!total) {
+      box.appendChild(el("span", { class: "kind-text", text: "no errors" }));
+      return box;
+    }
+    const stripe = el("div", { class: "kinds", "aria-hidden": "true" });
+    const words = [];
+    for (const kind of ERROR_KINDS) {
+      const n = errors[kind] || 0;
+      if (!n) continue;
+      const share = 100 * n / total;
+      stripe.appendChild(el("span", { style: "width:" + share.toFixed(2) + "%;background:" + KIND_COLOUR[kind],
+        title: kind + " " + n }));
+      words.push(kind + " " + n + " (" + share.toFixed(0) + "%)");
+    }
+    box.appendChild(stripe);
+    box.appendChild(el("div", { class: "kind-text", text: words.join(" · ") }));
+    return box;
+  }
+
+  function renderFields(docs) {
+    const note = document.getElementById("fields-note");
+    const table = clear(document.getElementById("field-table"));
+    if (!DATA.verdicts) {
+      note.textContent = "Version " + DATA.version + " keeps no per-field counts; score with "
+        + "--version 2.0 to see fields.";
+      return;
+    }
+    const tables = fieldTables(docs);
+    const chosen = tables[state.fieldSystem];
+    const paths = new Set();
+    tables.forEach((t) => Object.keys(t).forEach((p) => paths.add(p)));
+    const errorsOf = (p) => (chosen[p] ? Object.values(chosen[p].errors).reduce((a, b) => a + b, 0) : 0);
+    const f1Of = (p) => (chosen[p] ? chosen[p].f1 : null);
+    const order = Array.from(paths).sort((a, b) => {
+      const fa = f1Of(a), fb = f1Of(b);
+      if ((fa === null) !== (fb === null)) return fa === null ? 1 : -1;
+      if (fa !== fb) return fa - fb;
+      if (errorsOf(a) !== errorsOf(b)) return errorsOf(b) - errorsOf(a);
+      return a < b ? -1 : a > b ? 1 : 0;
+    });
+    note.textContent = "F1 (%) of every field, worst first for " + SYSTEMS[state.fieldSystem]
+      + ", with the share of each error kind of that system. " + (filtered()
+        ? "Filtered: counted over the " + docs.length + " shown documents."
+        : "Unfiltered: summary.json's per-field counts.");
+    const head = el("tr", {}, [el("th", { scope: "col", text: "Field" })]);
+    SYSTEMS.forEach((sys) => head.appendChild(el("th", { class: "num", scope: "col", text: sys })));
+    head.appendChild(el("th", { scope: "col", text: "Errors of " + SYSTEMS[state.fieldSystem] }));
+    table.appendChild(el("thead", {}, [head]));
+    const body = el("tbody");
+    for (const path of order) {
+      const tr = el("tr", {}, [el("th", { scope: "row", text: path })]);
+      tables.forEach((t) => {
+        const f1 = t[path] ? t[path].f1 : null;
+        tr.appendChild(el("td", { class: "num " + step(f1), text: pct(f1) }));
+      });
+      tr.appendChild(el("td", {}, [kindBar(chosen[path] ? chosen[path].errors : {})]));
+      body.appendChild(tr);
+    }
+    table.appendChild(body);
+  }
+
+  function buildFields() {
+    select(document.getElementById("field-system"), SYSTEMS.map((sys, s) => [s, name(s)]),
+      state.fieldSystem, (s) => { state.fieldSystem = s; renderFields(shownDocs()); });
+    const legend = document.getElementById("kind-legend");
+    ERROR_KINDS.forEach((kind) => legend.appendChild(el("span", {}, [
+      el("span", { style: "background:" + KIND_COLOUR[kind] + ";border:0;padding:0 6px;margin-right:4px", "aria-hidden": "true" }),
+      kind])));
+  }
+
+  // ---------------------------------------------------------------- drill-down
+
+  function verdictRows(flat, unpaired) {
+    const body = el("tbody");
+    for (let i = 0; i < flat.length; i += LAYOUT) {
+      const address = DATA.strings[flat[i]];
+      if (UNPAIRED.test(address) !== unpaired) continue;
+      const kind = KIND_NAMES[flat[i + 2]];
+      if (state.errorsOnly && !ERROR_KINDS.includes(kind)) continue;
+      const canon = DATA.strings[flat[i + 5]] + " → " + DATA.strings[flat[i + 6]];
+      body.appendChild(el("tr", { class: "k-" + kind, "data-kind": kind }, [
+        el("td", { class: "value addr", text: address }),
+        el("td", { class: "value", text: DATA.strings[flat[i + 3]], "data-label": "Label" }),
+        el("td", { class: "value", text: DATA.strings[flat[i + 4]], "data-label": "Result" }),
+        el("td", { class: "kind", text: KIND_MARK[kind] + " " + kind }),
+        el("td", { class: "value canon", text: canon, "data-label": "Canonical" }),
+      ]));
+    }
+    return body;
+  }
+
+  function verdictTable(flat, unpaired, caption) {
+    const body = verdictRows(flat, unpaired);
+    if (!body.firstChild) return null;
+    return el("div", { class: "scroll" }, [el("table", { class: "verdicts" }, [
+      el("caption", { text: caption }),
+      el("thead", {}, [el("tr", {}, ["Leaf", "Label", "Result", "Verdict", "Canonical (label → result)"]
+        .map((h) => el("th", { scope: "col", text: h })))]),
+      body])]);
+  }
+
+  function renderDrill(docs) {
+    const docSelect = document.getElementById("drill-doc");
+    const options = docs.map((d) => [d, DOCS[d]]);
+    if (!docs.includes(state.drillDoc) && docs.length) state.drillDoc = docs[0];
+    select(docSelect, options.length ? options : [[-1, "(no document shown)"]], state.drillDoc,
+      (d) => { state.drillDoc = d; renderDrill(shownDocs()); });
+    const head = document.getElementById("drill-head");
+    const out = clear(document.getElementById("drill-body"));
+    if (!docs.length) { head.textContent = "No document matches the filters."; return; }
+    const d = state.drillDoc, s = state.drillSystem;
+    const status = DATA.status[s][d];
+    head.textContent = DOCS[d] + " × " + SYSTEMS[s] + ": " + pct(DATA.scores[s][d]) + "% ("
+      + STATUS_TEXT[status] + ")";
+    if (!DATA.verdicts) {
+      out.appendChild(el("p", { class: "note", id: "no-verdicts",
+        text: "Version " + DATA.version + " keeps no per-leaf verdicts, so there is nothing to "
+          + "drill into: score with --version 2.0 to see every leaf." }));
+      return;
+    }
+    const flat = DATA.verdicts[s][d];
+    const counts = {};
+    for (let i = 2; i < flat.length; i += LAYOUT) counts[KIND_NAMES[flat[i]]] = (counts[KIND_NAMES[flat[i]]] || 0) + 1;
+    const legend = el("div", { class: "legend" });
+    KIND_NAMES.forEach((kind) => {
+      if (counts[kind]) legend.appendChild(el("span", { class: "k-" + kind, text: KIND_MARK[kind] + " " + kind + ": " + counts[kind] }));
+    });
+    out.appendChild(legend);
+    if (status === "p") out.appendChild(el("p", { class: "note", text: "The result could not be read: every label leaf counts as a parse failure." }));
+    const paired = verdictTable(flat, false, "Label leaves, side by side with the result");
+    const apart = verdictTable(flat, true, "Result items paired with no label item");
+    if (paired) out.appendChild(paired);
+    if (apart) out.appendChild(apart);
+    if (!paired && !apart) {
+      out.appendChild(el("p", { class: "note", text: state.errorsOnly ? "No error in this document."
+        : "No scored leaf in this document." }));
+    }
+  }
+
+  function openDrill(d, s) {
+    state.drillDoc = d;
+    state.drillSystem = s;
+    document.getElementById("drill-system").value = String(s);
+    renderDrill(shownDocs());
+    const target = document.getElementById("drill-doc");
+    target.scrollIntoView({ block: "start" });
+    target.focus();
+  }
+
+  function buildDrill() {
+    select(document.getElementById("drill-system"), SYSTEMS.map((sys, s) => [s, name(s)]),
+      state.drillSystem, (s) => { state.drillSystem = s; renderDrill(shownDocs()); });
+    const only = document.getElementById("drill-errors");
+    only.addEventListener("change", () => { state.errorsOnly = only.checked; renderDrill(shownDocs()); });
+  }
+
+  // ---------------------------------------------------------------- A/B
+
+  function pairOf(b, h) {
+    return DATA.pairs.find((p) => p[0] === b && p[1] === h) || null;
+  }
+
+  function renderAB(docs) {
+    const out = clear(document.getElementById("ab-result"));
+    const flips = clear(document.getElementById("ab-flips"));
+    const b = state.base, h = state.head;
+    if (b === h) {
+      out.appendChild(el("p", { class: "note", text: "Pick two different systems." }));
+      return;
+    }
+    const pair = pairOf(b, h);
+    const conf = Math.round(100 * SUMMARY.bootstrap.confidence);
+    if (pair && pair[2] !== null) {
+      const [, , est, low, high, p] = pair;
+      const better = low !== null && low > 0, worse = high !== null && high < 0;
+      out.appendChild(el("p", { id: "ab-line", class: "readout" }, [
+        el("strong", { text: SYSTEMS[h] + " − " + SYSTEMS[b] + ": " + signedPts(est) + " points" }),
+        " (" + conf + "% paired interval [" + signedPts(low) + ", " + signedPts(high) + "], p = "
+          + (p === null ? "–" : p.toPrecision(2)) + ", all " + DOCS.length + " documents) — ",
+        el("span", { class: better ? "good" : worse ? "bad" : "", text: better ? SYSTEMS[h] + " is better"
+          : worse ? SYSTEMS[h] + " is worse" : "no significant difference" })]));
+      const lim = Math.max(0.005, Math.abs(low || 0), Math.abs(high || 0), Math.abs(est)) * 1.15;
+      const at = (v) => (50 + 50 * v / lim).toFixed(2) + "%";
+      const box = el("div", { class: "bar", role: "img", "aria-label": "difference " + signedPts(est)
+        + " points, interval " + signedPts(low) + " to " + signedPts(high) }, [
+        el("div", { class: "zero", style: "left:50%" }),
+        low === null ? null : el("div", { class: "range", style: "left:" + at(low) + ";width:calc(" + at(high) + " - " + at(low) + ")" }),
+        el("div", { class: "point", style: "left:" + at(est) })]);
+      out.appendChild(box);
+      out.appendChild(el("div", { class: "axis", "aria-hidden": "true" }, [
+        el("span", { text: signedPts(-lim) }), el("span", { text: "0" }), el("span", { text: signedPts(lim) })]));
+    } else {
+      out.appendChild(el("p", { class: "readout", text: "No difference: a side has no scored document." }));
+    }
+    if (filtered()) {
+      const pairs = docs.filter((d) => DATA.scores[b][d] !== null && DATA.scores[h][d] !== null);
+      const diff = mean(pairs.map((d) => DATA.scores[h][d])) - mean(pairs.map((d) => DATA.scores[b][d]));
+      out.appendChild(el("p", { class: "note", text: "Over the " + docs.length + " shown documents: "
+        + (pairs.length ? signedPts(diff) + " points (means of the documents both score; no interval under a filter)" : "–") }));
+    }
+    // Flipped documents, as `leafscore diff` lists them: score moved, biggest drop first.
+    const rows = [];
+    for (const d of docs) {
+      const before = DATA.scores[b][d], after = DATA.scores[h][d];
+      if (before === null && after === null) continue;
+      if (before === null || after === null || after !== before) rows.push([d, before, after]);
+    }
+    const change = (r) => (r[1] === null || r[2] === null ? null : r[2] - r[1]);
+    rows.sort((x, y) => {
+      const cx = change(x), cy = change(y);
+      if ((cx === null) !== (cy === null)) return cx === null ? 1 : -1;
+      if (cx !== cy) return cx - cy;
+      return DOCS[x[0]] < DOCS[y[0]] ? -1 : 1;
+    });
+    const worse = rows.filter((r) => change(r) !== null && change(r) < 0).length;
+    const better = rows.filter((r) => change(r) !== null && change(r) > 0).length;
+    flips.appendChild(el("caption", { text: rows.length + " flipped documents (of " + docs.length
+      + " shown): " + better + " better, " + worse + " worse for " + SYSTEMS[h] }));
+    flips.appendChild(el("thead", {}, [el("tr", {}, [
+      el("th", { scope: "col", text: "Document" }), el("th", { class: "num", scope: "col", text: SYSTEMS[b] + " (%)" }),
+      el("th", { class: "num", scope: "col", text: SYSTEMS[h] + " (%)" }), el("th", { class: "num", scope: "col", text: "Change (points)" })])]));
+    const body = el("tbody");
+    for (const r of rows) {
+      const c = change(r);
+      body.appendChild(el("tr", {}, [
+        el("td", {}, [el("button", { type: "button", text: DOCS[r[0]], "aria-label": "Drill into " + DOCS[r[0]] + " for " + SYSTEMS[h],
+          onclick: () => openDrill(r[0], h) })]),
+        el("td", { class: "num", text: pct(r[1]) }), el("td", { class: "num", text: pct(r[2]) }),
+        el("td", { class: "num " + (c === null ? "" : c < 0 ? "bad" : "good"), text: signedPts(c) })]));
+    }
+    flips.appendChild(body);
+  }
+
+  function buildAB() {
+    const board = boardRows(DOCS.map((_, d) => d));
+    state.head = board[0].s;
+    state.base = board.length > 1 ? board[1].s : board[0].s;
+    const options = SYSTEMS.map((sys, s) => [s, name(s)]);
+    const base = document.getElementById("ab-base"), head = document.getElementById("ab-head");
+    select(base, options, state.base, (s) => { state.base = s; renderAB(shownDocs()); });
+    select(head, options, state.head, (s) => { state.head = s; renderAB(shownDocs()); });
+    document.getElementById("ab-swap").addEventListener("click", () => {
+      [state.base, state.head] = [state.head, state.base];
+      base.value = String(state.base);
+      head.value = String(state.head);
+      renderAB(shownDocs());
+    });
+  }
+
+  // ---------------------------------------------------------------- all views
+
+  function renderAll() {
+    const docs = shownDocs();
+    document.getElementById("doc-count").textContent = docs.length === DOCS.length
+      ? "Showing all " + DOCS.length + " documents."
+      : "Showing " + docs.length + " of " + DOCS.length + " documents.";
+    renderBoard(docs);
+    renderHeat(docs);
+    renderFields(docs);
+    renderDrill(docs);
+    renderAB(docs);
+  }
+
+  document.getElementById("mean-rule").textContent = "Score: " + DATA.mean_rule + ".";
+  const leader = boardRows(DOCS.map((_, d) => d))[0].s;
+  state.fieldSystem = leader;
+  state.drillSystem = leader;
+  // Open the drill-down on the leader's worst document: the first place worth a look.
+  DATA.scores[leader].forEach((v, d) => {
+    const now = DATA.scores[leader][state.drillDoc];
+    if (v !== null && (now === null || v < now)) state.drillDoc = d;
+  });
+  buildFilters();
+  buildHeat();
+  buildFields();
+  buildDrill();
+  buildAB();
+  renderAll();
+  window.__rendered = true;
+  window.__renderMs = performance.now();
+}());

@@ -1,0 +1,349 @@
+"""The results explorer (issue 11): page data, the CLI, and the page in headless Chromium.
+
+Browser tests drive Debian's ``/usr/bin/chromium`` through Playwright (its own browser
+download is unreachable); they skip when either is absent, and ``.ci/run`` installs both.
+Screenshots go to ``tests/artifacts/`` (git-ignored); ``LEAFSCORE_EXPLORER_PNG=1`` also
+rewrites ``docs/explorer.png``, the README's picture.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import tomllib
+from pathlib import Path
+
+import pytest
+from cli_helpers import invoke, private_cache  # noqa: F401 (fixture)
+from explorer_bench import make_benchmark
+
+import leafscore
+from leafscore import explore, render
+
+REPO = Path(__file__).resolve().parent.parent
+ARTIFACTS = REPO / "tests" / "artifacts"
+CHROMIUM = "/usr/bin/chromium"
+HOSTILE = "</script><script>alert(1)</script>"
+
+
+# ------------------------------------------------------------------------------------
+# Page data and HTML, no browser
+# ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def sample():
+    """The repository's sample benchmark, scored once (verdicts kept)."""
+    return leafscore.evaluate(REPO, cache=False)
+
+
+def test_page_data_carries_summary_numbers_unchanged(sample):
+    data = explore.page_data(sample)
+    summary = sample.summary()
+    assert data["signature"] == summary["signature"]
+    for key in ("aggregates", "intervals", "coverage", "fields", "breakdowns"):
+        assert data["summary"][key] == summary[key]
+    assert data["scores"] == [sample.run.document_scores(s) for s in sample.systems]
+    # Every verdict is kept: the flat lists hold seven integers per verdict.
+    kept = sum(len(flat) for row in data["verdicts"] for flat in row)
+    assert kept == 7 * sum(1 for _ in sample.verdicts())
+
+
+def test_pair_differences_equal_evaluation_diff_for_every_ordered_pair(sample):
+    pairs = explore.pair_differences(sample.run)
+    systems = sample.systems
+    assert len(pairs) == len(systems) * (len(systems) - 1)
+    for base, head, estimate, low, high, p_value in pairs:
+        change = sample.diff(systems[base], systems[head]).change
+        assert (estimate, low, high, p_value) == (change.estimate, change.low, change.high,
+                                                   change.p_value)
+
+
+def test_embedded_json_cannot_close_the_script_and_parses_back():
+    value = {"label": HOSTILE + "<!-- -->", "line": "a\u2028b"}
+    text = explore.embed_json(value)
+    assert "</" not in text and "<!--" not in text
+    assert json.loads(text) == value
+
+
+def test_page_needs_no_network_and_carries_the_signature(sample):
+    page = explore.render_page(explore.page_data(sample))
+    assert page.startswith("<!doctype html>")
+    assert re.search(r"<(link|img|iframe)\b|\bsrc=|@import|url\(|https?://", page) is None
+    assert "default-src 'none'" in page  # a Content-Security-Policy forbids any fetch
+    assert sample.summary()["signature"] in page
+
+
+def test_template_script_and_style_are_package_data():
+    config = tomllib.loads((REPO / "pyproject.toml").read_text())
+    patterns = config["tool"]["setuptools"]["package-data"]["leafscore"]
+    shipped = {p.name for p in (REPO / "leafscore" / "explorer").iterdir()}
+    assert shipped == {"page.html", "explorer.js", "explorer.css"}
+    assert all(any(Path("explorer", name).match(p) for p in patterns) for name in shipped)
+    assert "jinja2>=3.1" in config["project"]["dependencies"]
+
+
+def test_report_html_writes_the_page_beside_the_summary(tmp_path):
+    result = invoke("report", REPO, "--out", tmp_path, "--html", tmp_path / "explorer.html")
+    assert result.exit_code == 0, result.stderr
+    assert result.stdout.split() == [str(tmp_path / n) for n in
+                                     ("summary.json", "summary.csv", "explorer.html")]
+    summary = json.loads((tmp_path / "summary.json").read_text())
+    assert summary["signature"] in (tmp_path / "explorer.html").read_text()
+
+
+def test_explore_reads_jsonl_too(tmp_path):
+    jsonl = REPO / "examples" / "jsonl"
+    out = tmp_path / "page.html"
+    result = invoke("explore", "--gold", jsonl / "gold.jsonl", "--schema",
+                    jsonl / "schema.json", "--pred", f"atlas={jsonl / 'atlas.jsonl'}",
+                    "--pred", f"drift={jsonl / 'drift.jsonl'}", "--out", out)
+    assert result.exit_code == 0, result.stderr
+    assert '"systems":["atlas","drift"]' in out.read_text()
+
+
+def test_explore_refuses_to_write_into_the_inputs(tmp_path):
+    root = shutil.copytree(REPO / "results", tmp_path / "copy" / "results").parent
+    shutil.copytree(REPO / "labels", root / "labels")
+    shutil.copytree(REPO / "schemas", root / "schemas")
+    result = invoke("explore", root, "--out", root / "labels" / "page.html")
+    assert result.exit_code == 2
+    assert not (root / "labels" / "page.html").exists()
+
+
+# ------------------------------------------------------------------------------------
+# The page in a browser
+# ------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def browser():
+    # CI sets LEAFSCORE_REQUIRE_BROWSER=1: there a missing browser fails, never skips.
+    required = os.environ.get("LEAFSCORE_REQUIRE_BROWSER") == "1"
+    try:
+        from playwright import sync_api
+    except ImportError:
+        if required:
+            pytest.fail("playwright is not installed and LEAFSCORE_REQUIRE_BROWSER=1")
+        pytest.skip("playwright is not installed (pip install playwright)")
+    if not Path(CHROMIUM).exists():
+        if required:
+            pytest.fail(f"{CHROMIUM} is absent and LEAFSCORE_REQUIRE_BROWSER=1")
+        pytest.skip(f"{CHROMIUM} is absent (apt-get install chromium)")
+    with sync_api.sync_playwright() as playwright:
+        launched = playwright.chromium.launch(executable_path=CHROMIUM,
+                                              args=["--no-sandbox"])
+        yield launched
+        launched.close()
+
+
+class Page:
+    """A page opened from ``file://`` with its console errors, page errors and dialogs."""
+
+    def __init__(self, browser, path: Path, width: int = 1280):
+        self.errors: list[str] = []
+        self.dialogs: list[str] = []
+        self.page = browser.new_page(viewport={"width": width, "height": 900})
+        self.page.on("console", lambda m: self.errors.append(m.text)
+                     if m.type == "error" else None)
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("dialog", self._dialog)
+        self.page.goto(path.resolve().as_uri())
+        self.page.wait_for_function("window.__rendered === true", timeout=20_000)
+
+    def _dialog(self, dialog) -> None:
+        self.dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    def text(self, selector: str) -> str:
+        return self.page.locator(selector).inner_text()
+
+    def board(self) -> list[tuple[str, str, str]]:
+        """(system, score, interval) of each leaderboard row, top to bottom."""
+        rows = self.page.locator("#board tbody tr")
+        return [(rows.nth(i).get_attribute("data-system"),
+                 rows.nth(i).locator("td.score").inner_text(),
+                 rows.nth(i).locator("td").nth(2).inner_text())
+                for i in range(rows.count())]
+
+    def close(self) -> None:
+        assert self.errors == [], self.errors
+        assert self.dialogs == [], self.dialogs
+        self.page.close()
+
+
+def _explore(root: Path, out: Path, *args: str) -> Path:
+    result = invoke("explore", root, "--out", out, *args)
+    assert result.exit_code == 0, result.stderr
+    return out
+
+
+@pytest.fixture(scope="module")
+def sample_page(tmp_path_factory):
+    out = tmp_path_factory.mktemp("explorer") / "sample.html"
+    return _explore(REPO, out, "--no-cache")
+
+
+def _expected_board(summary) -> list[tuple[str, str, str]]:
+    order = sorted(summary["intervals"], key=lambda s: summary["intervals"][s]["rank"])
+    return [(s, render.percent(summary["aggregates"][s]),
+             render.bracket(summary["intervals"][s]["low"], summary["intervals"][s]["high"],
+                            render.percent)) for s in order]
+
+
+def test_leaderboard_order_values_and_signature_equal_summary(browser, sample_page, sample):
+    summary = sample.summary()
+    page = Page(browser, sample_page)
+    assert page.board() == _expected_board(summary)
+    assert page.text("#signature") == summary["signature"]
+    ties = [s for s, iv in summary["intervals"].items() if iv["tie_with_leader"]]
+    shown = page.page.locator("#board tbody tr", has_text="= tie")
+    assert sorted(shown.nth(i).get_attribute("data-system") for i in range(shown.count())) \
+        == sorted(ties)
+    page.close()
+
+
+def test_filter_updates_count_and_scores_equal_the_breakdown(browser, sample_page, sample):
+    summary = sample.summary()
+    group = summary["breakdowns"]["ftype"][0]
+    page = Page(browser, sample_page)
+    column = page.page.locator("select[data-column='ftype']")
+    column.select_option(label=f"{group['value']} ({group['doc_count']})")
+    total = len(sample.documents)
+    assert page.text("#doc-count") == f"Showing {group['doc_count']} of {total} documents."
+    scores = {system: score for system, score, _ in page.board()}
+    assert scores == {s: render.percent(group[s]) for s in sample.systems}
+    assert page.page.locator("#heat tbody tr").count() == group["doc_count"]
+    page.page.locator("#clear-filters").click()
+    assert page.board() == _expected_board(summary)
+    page.close()
+
+
+def test_drill_down_shows_a_wrong_value_leaf_with_its_text(browser, sample_page, sample):
+    wrong = next(r for r in sample.verdicts() if r.kind == "wrong_value")
+    page = Page(browser, sample_page)
+    page.page.select_option("#drill-doc", label=wrong.document)
+    page.page.select_option("#drill-system", label=wrong.system)
+    row = page.page.locator("#drill-body tr[data-kind='wrong_value']",
+                            has_text=wrong.address).first
+    assert row.is_visible()
+    cells = row.locator("td")
+    assert cells.nth(3).inner_text() == "✗ wrong_value"  # text, not colour alone
+    assert cells.nth(1).inner_text() == wrong.label
+    assert cells.nth(2).inner_text() == wrong.result
+    page.page.check("#drill-errors")  # errors only: every correct leaf is hidden
+    kinds = page.page.locator("#drill-body tr[data-kind]")
+    shown = {kinds.nth(i).get_attribute("data-kind") for i in range(kinds.count())}
+    assert "wrong_value" in shown and not shown & {"correct", "correct_absence"}
+    page.close()
+
+
+def test_ab_view_shows_the_paired_interval_and_flipped_documents(browser, sample_page, sample):
+    base, head = "cobalt", "beacon"
+    change = sample.diff(base, head)
+    page = Page(browser, sample_page)
+    page.page.select_option("#ab-base", label=base)
+    page.page.select_option("#ab-head", label=head)
+    line = page.text("#ab-line")
+    assert f"{render.signed(change.change.estimate)} points" in line
+    assert f"[{render.signed(change.change.low)}, {render.signed(change.change.high)}]" in line
+    flipped = page.page.locator("#ab-flips tbody tr")
+    assert flipped.count() == len(change.flipped)
+    assert [flipped.nth(i).locator("button").inner_text() for i in range(flipped.count())] \
+        == [f.document for f in change.flipped]
+    page.close()
+
+
+def test_keyboard_moves_through_the_heat_map_and_opens_the_drill_down(browser, sample_page,
+                                                                        sample):
+    page = Page(browser, sample_page)
+    first = page.page.locator("#heat td[data-s='0']").first
+    first.focus()
+    page.page.keyboard.press("ArrowRight")
+    page.page.keyboard.press("ArrowDown")
+    focused = page.page.evaluate("[document.activeElement.dataset.s, "
+                                 "document.activeElement.getAttribute('aria-label')]")
+    assert focused[0] == "1" and sample.systems[1] in focused[1]
+    assert page.text("#heat-focus") == focused[1]  # the value is read out on focus
+    page.page.keyboard.press("Enter")
+    assert page.page.input_value("#drill-system") == "1"
+    assert page.page.evaluate("document.activeElement.id") == "drill-doc"
+    page.close()
+
+
+def test_heat_map_sorts_by_a_system_worst_first_then_best_first(browser, sample_page, sample):
+    system = sample.systems[-1]
+    scores = sample.document_scores(system)
+    page = Page(browser, sample_page)
+    button = page.page.get_by_role("button", name=f"Sort by score of {system}")
+    button.click()
+    rows = page.page.locator("#heat tbody th")
+    shown = [rows.nth(i).inner_text() for i in range(rows.count())]
+    assert shown == sorted(scores, key=lambda d: (scores[d], d))
+    page.page.get_by_role("button", name=f"Sort by score of {system}").click()
+    assert page.page.locator("#heat tbody th").first.inner_text() \
+        == max(scores, key=lambda d: (scores[d], d))
+    page.close()
+
+
+def test_screenshots_at_desktop_and_phone_width(browser, sample_page):
+    ARTIFACTS.mkdir(exist_ok=True)
+    for width in (1280, 390):
+        page = Page(browser, sample_page, width=width)
+        # Nothing may be wider than the phone's screen: wide tables scroll in their box.
+        overflow = page.page.evaluate("document.documentElement.scrollWidth")
+        assert overflow <= width
+        page.page.screenshot(path=str(ARTIFACTS / f"explorer-{width}.png"), full_page=True)
+        if width == 1280 and os.environ.get("LEAFSCORE_EXPLORER_PNG") == "1":
+            page.page.screenshot(path=str(REPO / "docs" / "explorer.png"))
+        page.close()
+    assert (REPO / "docs" / "explorer.png").stat().st_size < 300_000
+
+
+def test_hostile_text_is_shown_as_text_and_never_runs(browser, tmp_path):
+    root = make_benchmark(tmp_path / "bench", documents=6, systems=2, hostile=HOSTILE)
+    out = _explore(root, tmp_path / "page.html", "--no-cache")
+    page = Page(browser, out)
+    page.page.select_option("#drill-doc", label="doc-0000")
+    cell = page.page.locator("#drill-body td", has_text=HOSTILE).first
+    assert cell.is_visible()
+    assert cell.inner_text() == json.dumps(HOSTILE)
+    assert page.page.locator("select[data-column='tags'] option", has_text=HOSTILE).count() == 1
+    assert page.page.locator("body script").count() == 2  # the data and the page's own
+    page.close()  # asserts that no dialog fired and nothing was logged as an error
+
+
+def test_thousand_documents_by_ten_systems_render_within_a_second(browser, tmp_path):
+    root = make_benchmark(tmp_path / "bench", documents=1000, systems=10)
+    out = _explore(root, tmp_path / "page.html", "--no-cache", "--workers", "2")
+    size = out.stat().st_size
+    assert size < 25_000_000
+    page = Page(browser, out)
+    elapsed = page.page.evaluate("window.__renderMs")  # ms since navigation start
+    print(f"1000 x 10: {size:,} bytes, rendered in {elapsed:.0f} ms")
+    assert elapsed < 1000
+    assert page.page.locator("#heat tbody td[data-s]").count() == 10_000
+    page.close()
+
+
+def test_docubench_explorer_under_1_0_and_2_0(browser, shared, tmp_path):
+    published = json.loads((shared / "docubench/results/summary.json").read_text())
+    assert round(100 * published["aggregates"]["docupipe_high"], 2) == 97.24
+    for version in ("1.0", "2.0"):
+        out = _explore(shared / "docubench", tmp_path / f"docubench-{version}.html",
+                       "--version", version, "--no-cache")
+        size = out.stat().st_size
+        print(f"DocuBench {version}: {size:,} bytes")
+        assert size < 2_000_000
+        page = Page(browser, out)
+        summary = leafscore.evaluate(shared / "docubench", version=version,
+                                     cache=False).summary()
+        assert page.board() == _expected_board(summary)
+        if version == "1.0":
+            assert dict((s, v) for s, v, _ in page.board())["docupipe_high"] == "97.24"
+            assert "keeps no per-leaf verdicts" in page.text("#no-verdicts")
+        else:
+            assert page.page.locator("#drill-body tr[data-kind]").count() > 0
+        page.close()
