@@ -38,10 +38,10 @@ from __future__ import annotations
 
 import argparse
 import bisect
+import collections
 import dataclasses
 import functools
 import hashlib
-import heapq
 import itertools
 import json
 import math
@@ -1452,22 +1452,26 @@ class _Scorer:
         Result items that look alike to every label item (:meth:`weight_key`) form one group,
         weighed once; a group offers at most ``len(left)`` members, since no assignment uses
         more. Candidates are pairs that can share a correct leaf (:meth:`bounds`), with an
-        upper bound on their weight. Each label row weighs its candidates in descending
-        bound until ``len(left)`` members of weighed groups are certified at least as heavy
-        as any bound left (an optimal assignment never needs a row's other candidates:
-        among its ``n`` heaviest, one is free for it); the assignment is solved on those
-        exact weights. Returns (row, column, verdicts), sorted by row.
+        upper bound on their weight. The assignment is solved on the bounds; chosen pairs
+        are weighed exactly (walked), with the row's next candidates by bound, twice as many
+        each round, and the solve is repeated until every chosen pair is exact. Exact
+        weights never exceed the bounds, so the last assignment is optimal for the exact
+        weights. Returns (row, column, verdicts), sorted by row.
         """
         seen: dict[str, set[str]] = {}
         leaf_at: dict[str, Leaf] = {}
         keys_left = [self.label_keys(item, v, "", depth + 1, seen, leaf_at) for v in left]
-        groups: dict[str, list[int]] = {}
-        for c, value in enumerate(right):
-            key = self.weight_key(item, value, "", depth + 1, seen)
-            if key is not None:  # an item no label leaf can see is worth 0 to every row
-                groups.setdefault(key, []).append(c)
         n = len(left)
-        members = [columns[:n] for columns in groups.values()]
+        if len(right) <= 2 * n + _GROUP_ABOVE:  # few repeats can matter: each item alone
+            members = [[c] for c in range(len(right))]
+        else:
+            tags = {path: tuple(sorted(used)) for path, used in seen.items()}
+            groups: dict[Any, list[int]] = {}
+            for c, value in enumerate(right):
+                key = self.weight_key(item, value, "", depth + 1, tags)
+                if key is not None:  # an item no label leaf can see is worth 0 to every row
+                    groups.setdefault(key, []).append(c)
+            members = [columns[:n] for columns in groups.values()]
         if not members:
             return []
         found = [self.result_keys(item, right[m[0]], "", depth + 1, seen) for m in members]
@@ -1476,34 +1480,39 @@ class _Scorer:
         row, group, hits_bound, both_bound = self.bounds(keys_left, found, leaf_at)
         upper = hits_bound * ceiling + both_bound
         order = np.lexsort((group, -upper, row))  # by row, heaviest bound first, then group
-        starts = np.searchsorted(row[order], np.arange(len(left) + 1))
+        starts = np.searchsorted(row[order], np.arange(len(left) + 1)).tolist()
+        queue = [order[starts[r]:starts[r + 1]].tolist() for r in range(len(left))]
+        group, upper = group.tolist(), upper.tolist()
+        weights = {(r, group[k]): upper[k] for r, ks in enumerate(queue) for k in ks}
+        group_of = {c: g for g, columns in enumerate(members) for c in columns}
         weighed: dict[tuple[int, int], list[Verdict]] = {}
-        edges: list[tuple[int, int, int]] = []
-        for r in range(len(left)):
-            best: list[tuple[int, int, int]] = []  # min-heap (weight, -group, capacity)
-            capacity = 0
-            for k in order[starts[r]:starts[r + 1]].tolist():
-                g = int(group[k])
-                if capacity >= n and best[0][0] >= upper[k]:
-                    break  # no candidate left can displace the row's n heaviest
-                hits, both, verdicts = self.weigh(item, left[r], right[members[g][0]],
-                                                  addresses[r], field, depth)
-                if not hits:
-                    continue
-                weighed[r, members[g][0]] = verdicts
-                heapq.heappush(best, (hits * ceiling + both, -g, len(members[g])))
-                capacity += len(members[g])
-                while capacity - best[0][2] >= n:
-                    capacity -= heapq.heappop(best)[2]
-            edges.extend((r, c, weight) for weight, g, _ in best for c in members[-g])
-        if not edges:
-            return []
-        row, col, weight = np.array(sorted(edges), np.int64).T
-        chosen = _solve(len(left), len(right), row, col, weight)
+        batch = [1] * len(left)
+
+        def weigh(r: int, g: int) -> None:
+            hits, both, verdicts = self.weigh(item, left[r], right[members[g][0]],
+                                              addresses[r], field, depth)
+            weighed[r, g] = verdicts
+            weights[r, g] = hits * ceiling + both if hits else 0
+
+        while True:
+            live = sorted((r, c, w) for (r, g), w in weights.items() if w > 0 for c in members[g])
+            if not live:
+                return []
+            rows, cols, cells = np.array(live, np.int64).T
+            chosen = _solve(len(left), len(right), rows, cols, cells)
+            fresh = [(r, group_of[c]) for r, c in chosen if (r, group_of[c]) not in weighed]
+            if not fresh:
+                break
+            for r, g in fresh:  # the chosen pair, then the row's next bounds, twice as many
+                weigh(r, g)     # each round, so a row needs few rounds however loose its bounds
+                more = [h for k in queue[r] if (r, h := group[k]) not in weighed][:batch[r] - 1]
+                for h in more:
+                    weigh(r, h)
+                batch[r] *= 2
         out = []
         for r, c in chosen:
-            verdicts = weighed.get((r, c))
-            if verdicts is None:  # another member of a weighed group: walk it for its verdicts
+            verdicts = weighed[r, group_of[c]]
+            if c != members[group_of[c]][0]:  # another member of the group: its own verdicts
                 verdicts = self.weigh(item, left[r], right[c], addresses[r], field, depth)[2]
             out.append((r, c, verdicts))
         return out
@@ -1525,9 +1534,11 @@ class _Scorer:
         vocabulary: dict[tuple, int] = {}
         loose: dict[tuple[str, str], tuple[list, list]] = {}
         a_rows, a_cols = [], []
+        hashed = {(path, tag): tag == "json" or hashable_tag(leaf_at[path], tag)
+                  for keys in keys_left for path, tag, _ in keys}
         for r, keys in enumerate(keys_left):
             for place, ((path, tag, key), number) in enumerate(_numbered(keys)):
-                if tag == "json" or hashable_tag(leaf_at[path], tag):
+                if hashed[path, tag]:
                     a_rows.append(r)
                     a_cols.append(vocabulary.setdefault((path, tag, key, number), len(vocabulary)))
                 else:  # a label leaf is (row, its place among the row's keys)
@@ -1577,7 +1588,7 @@ class _Scorer:
                     q_cols.append(column)
         p = csr_matrix((np.ones(len(p_rows), np.int64), (p_rows, p_cols)), (rows, len(paths)))
         q = csr_matrix((np.ones(len(q_rows), np.int64), (q_rows, q_cols)), (groups, len(paths)))
-        both = np.asarray(p[hits.row].multiply(q[hits.col]).sum(axis=1)).ravel()
+        both = np.asarray((p @ q.T).tocsr()[hits.row, hits.col]).ravel()
         return hits.row, hits.col, hits.data, both
 
     def label_keys(self, node: Any, value: Any, path: str, depth: int,
@@ -1637,33 +1648,34 @@ class _Scorer:
         return out, present
 
     def weight_key(self, node: Any, value: Any, path: str, depth: int,
-                   seen: dict[str, set[str]]) -> str | None:
-        """What a pair weight can see of a result value: its keys under every tag a label
-        used at each path, in its structure (inner unordered arrays as sorted multisets).
-        Result items with equal keys weigh the same against every label item; None when no
-        label leaf can see the value."""
+                   tags: dict[str, tuple[str, ...]]) -> Any:
+        """What a pair weight can see of a result value, as a hashable: its keys under every
+        tag a label used at each path (``tags``, sorted), in its structure (inner unordered
+        arrays as multisets). Result items with equal keys weigh the same against every
+        label item; None when no label leaf can see the value."""
         if node is IGNORED or is_empty(value):
             return None
-        tags = seen.get(path)
+        used = tags.get(path)
         if isinstance(node, Leaf):
-            if not tags:
+            if not used:
                 return None
-            return repr([(tag, _shown(self.canon(node, tag, value))) for tag in sorted(tags)])
-        parts = ["json:" + canon_exact(value)] if tags and "json" in tags else []
+            return tuple((tag, self.canon(node, tag, value)) for tag in used)
+        parts: list[Any] = [("json", canon_exact(value))] if used and "json" in used else []
         if depth <= self.MAX_DEPTH and isinstance(
                 value, dict if isinstance(node, ObjectNode) else list):
-            inner = [(self.weight_key(child, v, p, d, seen), v, p)
+            inner = [(self.weight_key(child, v, p, d, tags), v, p)
                      for child, v, p, d in _children(node, value, path, depth)]
             if isinstance(node, ArrayNode):
                 if node.ordered:  # positions count, after dropping empty items
-                    parts += [key or "" for key, v, _ in inner if not is_empty(v)]
+                    parts.append(tuple(key for key, v, _ in inner if not is_empty(v)))
                 else:
-                    parts += sorted(key for key, _, _ in inner if key)
+                    kept = collections.Counter(key for key, _, _ in inner if key is not None)
+                    parts.append(frozenset(kept.items()))
             else:
-                parts += [f"{p}={key}" for key, _, p in inner if key]
-        if not parts or not any(parts):
+                parts += [(p, key) for key, _, p in inner if key is not None]
+        if not any(parts):
             return None
-        return "(" + ",".join(json.dumps(part) for part in parts) + ")"
+        return tuple(parts)
 
     def match_flat(self, flat: list[tuple[tuple[str, ...], Leaf]], left: list, right: list,
                    ) -> list[tuple[int, int]] | None:
@@ -1719,6 +1731,7 @@ class _Scorer:
         return _solve(len(left), len(right), shared.row, shared.col, weight)
 
 
+_GROUP_ABOVE = 64  # result items beyond 2 x label items from which alike ones are grouped
 _FUZZY_BUDGET = 10_000_000  # similarities computed per fuzzy field of one array (docs/LIMITS.md)
 
 
