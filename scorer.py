@@ -321,8 +321,8 @@ class DocScore:
     ``value``: accuracy in [0, 1] = correct / scored verdicts (1.0 when nothing is scored,
     0.0 for a parse failure). ``counts``: every key of :data:`VERDICT_KINDS`, zeros
     included. ``fields``: field path -> :class:`FieldCounts`, sorted by path, for fields
-    with at least one scored verdict. ``exact``: False only if an approximation was used
-    (never, in this implementation).
+    with at least one scored verdict. ``exact``: False only if a budget made a pairing
+    approximate (a fuzzy field over ``_FUZZY_BUDGET`` similarities; docs/LIMITS.md).
     """
 
     version: str
@@ -1204,7 +1204,8 @@ _JSON_LEAF = Leaf("exact", Options())
 # Items are paired one-to-one, optimally: identical items first; then only pairs sharing
 # a (field, canonical key) are candidates, weighed by sparse products of item-by-key
 # matrices (exact for flat items, an upper bound refined lazily for items holding arrays);
-# then an exact assignment. Fuzzy or tolerant items are weighed pair by pair.
+# then an exact assignment. Tolerant numbers find candidates by bisection in sorted values,
+# fuzzy texts by rapidfuzz cdist; alike result items are grouped and weighed once.
 
 _DENSE_LIMIT = 250_000  # cells up to which the dense solver is used (a speed choice only)
 

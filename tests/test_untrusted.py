@@ -127,7 +127,7 @@ def test_empty_1_0_items_pair_with_each_other_at_similarity_one_in_the_sparse_wa
 _V2_HOSTILE = """
     import scorer
     schema, label, result = {schema!r}, {label!r}, {result}
-    out["bytes"] = len(json.dumps(result).encode())
+    out["bytes"] = len(json.dumps(result, ensure_ascii=False).encode())
     start = time.perf_counter()
     doc = scorer.score(result, schema, label, version="2.0")
     out["seconds"] = time.perf_counter() - start
