@@ -42,6 +42,7 @@ import collections
 import dataclasses
 import functools
 import hashlib
+import heapq
 import itertools
 import json
 import math
@@ -1453,7 +1454,8 @@ class _Scorer:
         Result items that look alike to every label item (:meth:`weight_key`) form one group,
         weighed once; a group offers at most ``len(left)`` members, since no assignment uses
         more. Candidates are pairs that can share a correct leaf (:meth:`bounds`), with an
-        upper bound on their weight. The assignment is solved on the bounds; chosen pairs
+        upper bound on their weight. The assignment is solved on the bounds, each row
+        offering only its ``len(left)`` heaviest candidates (:func:`heaviest`); chosen pairs
         are weighed exactly (walked), with the row's next candidates by bound, twice as many
         each round, and the solve is repeated until every chosen pair is exact. Exact
         weights never exceed the bounds, so the last assignment is optimal for the exact
@@ -1484,8 +1486,8 @@ class _Scorer:
         starts = np.searchsorted(row[order], np.arange(len(left) + 1)).tolist()
         queue = [order[starts[r]:starts[r + 1]].tolist() for r in range(len(left))]
         group, upper = group.tolist(), upper.tolist()
-        weights = {(r, group[k]): upper[k] for r, ks in enumerate(queue) for k in ks}
         group_of = {c: g for g, columns in enumerate(members) for c in columns}
+        exact: dict[tuple[int, int], int] = {}
         weighed: dict[tuple[int, int], list[Verdict]] = {}
         batch = [1] * len(left)
 
@@ -1493,10 +1495,29 @@ class _Scorer:
             hits, both, verdicts = self.weigh(item, left[r], right[members[g][0]],
                                               addresses[r], field, depth)
             weighed[r, g] = verdicts
-            weights[r, g] = hits * ceiling + both if hits else 0
+            exact[r, g] = hits * ceiling + both if hits else 0
+
+        def heaviest(r: int) -> list[tuple[int, int, int]]:
+            """(weight, -group, members) of the groups holding row ``r``'s ``n`` heaviest
+            candidates by current weight (exact once weighed, else the bound): an optimal
+            assignment never needs the row's others, since one of these is free for it."""
+            best: list[tuple[int, int, int]] = []
+            capacity = 0
+            for k in queue[r]:
+                if capacity >= n and best[0][0] >= upper[k]:
+                    break  # bounds only fall from here
+                g = group[k]
+                weight = exact.get((r, g), upper[k])
+                if weight > 0:
+                    heapq.heappush(best, (weight, -g, len(members[g])))
+                    capacity += len(members[g])
+                    while capacity - best[0][2] >= n:
+                        capacity -= heapq.heappop(best)[2]
+            return best
 
         while True:
-            live = sorted((r, c, w) for (r, g), w in weights.items() if w > 0 for c in members[g])
+            live = sorted((r, c, w) for r in range(len(left)) for w, g, _ in heaviest(r)
+                          for c in members[-g])
             if not live:
                 return []
             rows, cols, cells = np.array(live, np.int64).T
@@ -1506,8 +1527,9 @@ class _Scorer:
                 break
             for r, g in fresh:  # the chosen pair, then the row's next bounds, twice as many
                 weigh(r, g)     # each round, so a row needs few rounds however loose its bounds
-                more = [h for k in queue[r] if (r, h := group[k]) not in weighed][:batch[r] - 1]
-                for h in more:
+                more = itertools.islice((h for k in queue[r] if (r, h := group[k]) not in weighed),
+                                        batch[r] - 1)
+                for h in list(more):
                     weigh(r, h)
                 batch[r] *= 2
         out = []
@@ -1589,7 +1611,9 @@ class _Scorer:
                     q_cols.append(column)
         p = csr_matrix((np.ones(len(p_rows), np.int64), (p_rows, p_cols)), (rows, len(paths)))
         q = csr_matrix((np.ones(len(q_rows), np.int64), (q_rows, q_cols)), (groups, len(paths)))
-        both = np.asarray((p @ q.T).tocsr()[hits.row, hits.col]).ravel()
+        shared_paths = (p @ q.T).tocsr()
+        shared_paths.sort_indices()  # sampled by binary search, not by scanning each row
+        both = np.asarray(shared_paths[hits.row, hits.col]).ravel()
         return hits.row, hits.col, hits.data, both
 
     def label_keys(self, node: Any, value: Any, path: str, depth: int,
