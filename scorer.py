@@ -1484,8 +1484,7 @@ class _Scorer:
         upper = hits_bound * ceiling + both_bound
         order = np.lexsort((group, -upper, row))  # by row, heaviest bound first, then group
         starts = np.searchsorted(row[order], np.arange(len(left) + 1)).tolist()
-        queue = [order[starts[r]:starts[r + 1]].tolist() for r in range(len(left))]
-        group, upper = group.tolist(), upper.tolist()
+        queue = [order[starts[r]:starts[r + 1]] for r in range(len(left))]  # views
         group_of = {c: g for g, columns in enumerate(members) for c in columns}
         exact: dict[tuple[int, int], int] = {}
         weighed: dict[tuple[int, int], list[Verdict]] = {}
@@ -1506,8 +1505,8 @@ class _Scorer:
             for k in queue[r]:
                 if capacity >= n and best[0][0] >= upper[k]:
                     break  # bounds only fall from here
-                g = group[k]
-                weight = exact.get((r, g), upper[k])
+                g = int(group[k])
+                weight = exact.get((r, g), int(upper[k]))
                 if weight > 0:
                     heapq.heappush(best, (weight, -g, len(members[g])))
                     capacity += len(members[g])
@@ -1527,9 +1526,8 @@ class _Scorer:
                 break
             for r, g in fresh:  # the chosen pair, then the row's next bounds, twice as many
                 weigh(r, g)     # each round, so a row needs few rounds however loose its bounds
-                more = itertools.islice((h for k in queue[r] if (r, h := group[k]) not in weighed),
-                                        batch[r] - 1)
-                for h in list(more):
+                unweighed = (h for k in queue[r] if (r, h := int(group[k])) not in weighed)
+                for h in list(itertools.islice(unweighed, batch[r] - 1)):
                     weigh(r, h)
                 batch[r] *= 2
         out = []

@@ -194,6 +194,19 @@ def test_50000_distinct_tolerant_result_rows_are_windowed_not_weighed_against_ev
     assert out["peak_mib"] < 500
 
 
+def test_26000_distinct_result_rows_sharing_a_value_with_every_label_row_score_in_under_5_s():
+    # Every pair is a candidate (USD); each row offers the solver only its 50 heaviest.
+    schema = _rows_schema({"type": "number", "x-leafscore": {"abs_tol": 0.01}})
+    label = {"rows": [{"currency": "USD", "other": k} for k in range(50)]}
+    result = '{"rows": [{"currency": "USD", "other": 10**6 + k} for k in range(26_000)]}'
+    out = _run_limited(_V2_HOSTILE.format(schema=schema, label=label, result=result))
+    assert out["bytes"] > 1_000_000
+    assert out["counts"] == {"correct": 50, "wrong_value": 50, "extra_item": 51_900}
+    assert out["value"] == 50 / 52_000
+    assert out["seconds"] < 5
+    assert out["peak_mib"] < 500
+
+
 def test_a_result_text_of_500000_mixed_combining_marks_reads_in_under_5_seconds():
     # NFKC reorders a run of marks of two classes in quadratic time: 80,000 marks took 8 s.
     schema = {"type": "object", "properties": {"name": {"type": "string"}}}
