@@ -1755,7 +1755,7 @@ class _Scorer:
 
 
 _GROUP_ABOVE = 64  # result items beyond 2 x label items from which alike ones are grouped
-_FUZZY_BUDGET = 10_000_000  # similarities computed per fuzzy field of one array (docs/LIMITS.md)
+_FUZZY_BUDGET = 50_000_000  # similarities computed per fuzzy field of one array (docs/LIMITS.md)
 
 
 def _tolerant_pairs(leaf: Leaf, label_values: list[tuple[Any, Decimal]],
