@@ -1548,9 +1548,10 @@ class _Scorer:
         the two items' keys there when equality is key equality, and else by the number of
         label leaves with an equal result value there (tolerant numbers: a window over
         sorted values, :func:`_tolerant_pairs`; fuzzy texts: rapidfuzz ``cdist``,
-        :func:`_fuzzy_pairs`). Leaves on both sides are bounded by the multiset
-        intersection of the paths of non-empty leaves. Only pairs whose correct-leaf bound
-        is above 0 are candidates, so the work is bounded by the pairs that share a value.
+        :func:`_fuzzy_pairs`). Leaves on both sides are bounded by the label item's leaves,
+        or by the result item's non-empty leaves at paths a label uses when fewer. Only
+        pairs whose correct-leaf bound is above 0 are candidates, so the work is bounded
+        by the pairs that share a value.
         """
         vocabulary: dict[tuple, int] = {}
         loose: dict[tuple[str, str], tuple[list, list]] = {}
@@ -1594,24 +1595,9 @@ class _Scorer:
         hits = hits.tocoo()
         if not hits.nnz:
             return hits.row, hits.col, hits.data, hits.data
-        paths: dict[tuple, int] = {}
-        p_rows, p_cols = [], []
-        for r, keys in enumerate(keys_left):
-            for key in _numbered([path for path, _, _ in keys]):
-                p_rows.append(r)
-                p_cols.append(paths.setdefault(key, len(paths)))
-        q_rows, q_cols = [], []
-        for g, (_, present) in enumerate(found):
-            for key in _numbered(present):
-                column = paths.get(key)
-                if column is not None:
-                    q_rows.append(g)
-                    q_cols.append(column)
-        p = csr_matrix((np.ones(len(p_rows), np.int64), (p_rows, p_cols)), (rows, len(paths)))
-        q = csr_matrix((np.ones(len(q_rows), np.int64), (q_rows, q_cols)), (groups, len(paths)))
-        shared_paths = (p @ q.T).tocsr()
-        shared_paths.sort_indices()  # sampled by binary search, not by scanning each row
-        both = np.asarray(shared_paths[hits.row, hits.col]).ravel()
+        leaves = np.array([len(keys) for keys in keys_left], np.int64)
+        present = np.array([len(paths) for _, paths in found], np.int64)
+        both = np.minimum(leaves[hits.row], present[hits.col])
         return hits.row, hits.col, hits.data, both
 
     def label_keys(self, node: Any, value: Any, path: str, depth: int,
