@@ -497,7 +497,7 @@ def _stream_safe(text: str) -> str:
     30 non-starters in a row. Real text never holds such a run; without this step NFKC's
     canonical reordering is quadratic in the run's length (80,000 mixed marks: 8 s).
     Applied to every value on both sides alike, so identity and equality are kept."""
-    if len(text) <= _STREAM_SAFE_RUN:
+    if len(text) <= _STREAM_SAFE_RUN or text.isascii():  # ASCII holds no non-starter
         return text
     marks = [c for c in set(text) if _non_starter(c)]
     if not marks:
