@@ -37,9 +37,12 @@ leaf; arrays; document (version 2.0); version 1.0, frozen; entry point; folder +
 from __future__ import annotations
 
 import argparse
+import bisect
+import collections
 import dataclasses
 import functools
 import hashlib
+import heapq
 import itertools
 import json
 import math
@@ -54,7 +57,15 @@ from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Decimal, localcontext
+from decimal import (
+    MAX_EMAX,
+    MIN_EMIN,
+    ROUND_CEILING,
+    ROUND_FLOOR,
+    ROUND_HALF_EVEN,
+    Decimal,
+    localcontext,
+)
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -306,8 +317,8 @@ class DocScore:
     ``value``: accuracy in [0, 1] = correct / scored verdicts (1.0 when nothing is scored,
     0.0 for a parse failure). ``counts``: every key of :data:`VERDICT_KINDS`, zeros
     included. ``fields``: field path -> :class:`FieldCounts`, sorted by path, for fields
-    with at least one scored verdict. ``exact``: False only if an approximation was used
-    (never, in this implementation).
+    with at least one scored verdict. ``exact``: False only if a budget made a pairing
+    approximate (a fuzzy field over ``_FUZZY_BUDGET`` similarities; docs/LIMITS.md).
     """
 
     version: str
@@ -471,10 +482,38 @@ _SIGN = regex.compile(r"[+-](?=\p{Nd})")
 _TEXT_DROP = regex.compile(r"(?!(?<=\p{Nd})[.,/:](?=\p{Nd}))[\p{P}\p{S}]")
 
 
+_STREAM_SAFE_RUN = 30  # non-starters in a row, UAX #15 section 13
+_CGJ = "\u034f"  # COMBINING GRAPHEME JOINER, a starter that blocks reordering
+
+
+@functools.lru_cache(maxsize=65536)
+def _non_starter(char: str) -> bool:
+    """Whether ``char`` decomposes (NFKD) into non-starters only (canonical combining
+    class > 0), so a run of such characters is reordered as one block by NFKC."""
+    return all(unicodedata.combining(c) for c in unicodedata.normalize("NFKD", char))
+
+
+def _stream_safe(text: str) -> str:
+    """``text`` in the Stream-Safe Text Format of UAX #15 section 13: a CGJ after every
+    30 non-starters in a row. Real text never holds such a run; without this step NFKC's
+    canonical reordering is quadratic in the run's length (80,000 mixed marks: 8 s).
+    Applied to every value on both sides alike, so identity and equality are kept."""
+    if len(text) <= _STREAM_SAFE_RUN or text.isascii():  # ASCII holds no non-starter
+        return text
+    marks = [c for c in set(text) if _non_starter(c)]
+    if not marks:
+        return text
+    run = re.compile(f"[{''.join(map(re.escape, marks))}]{{{_STREAM_SAFE_RUN + 1},}}")
+    size = _STREAM_SAFE_RUN
+    return run.sub(lambda m: _CGJ.join(m[0][k : k + size] for k in range(0, len(m[0]), size)),
+                   text)
+
+
 def _text_fold(text: str) -> str:
     """The first five text steps: strip, NFKC, casefold, drop ``\\p{Cf}`` and variation
-    selectors, fold fraction slashes, dashes, minus and curly quotes to ASCII."""
-    text = unicodedata.normalize("NFKC", text.strip()).casefold()
+    selectors, fold fraction slashes, dashes, minus and curly quotes to ASCII. NFKC runs on
+    the stream-safe form (:func:`_stream_safe`), so its cost is linear in the length."""
+    text = unicodedata.normalize("NFKC", _stream_safe(text.strip())).casefold()
     text = _CF.sub("", text)
     return _DASH.sub("-", text.translate(_QUOTES)).strip()
 
@@ -1200,7 +1239,8 @@ _JSON_LEAF = Leaf("exact", Options())
 # Items are paired one-to-one, optimally: identical items first; then only pairs sharing
 # a (field, canonical key) are candidates, weighed by sparse products of item-by-key
 # matrices (exact for flat items, an upper bound refined lazily for items holding arrays);
-# then an exact assignment. Fuzzy or tolerant items are weighed pair by pair.
+# then an exact assignment. Tolerant numbers find candidates by bisection in sorted values,
+# fuzzy texts by rapidfuzz cdist; alike result items are grouped and weighed once.
 
 _DENSE_LIMIT = 250_000  # cells up to which the dense solver is used (a speed choice only)
 
@@ -1244,6 +1284,7 @@ class _Scorer:
 
     def __init__(self) -> None:
         self.memo: dict[tuple, Any] = {}
+        self.exact = True  # False once a budget made a pairing approximate (spec 2.0 §5)
 
     def canon(self, leaf: Leaf, tag: str, value: Any) -> Any:
         """:func:`canon_under`, remembered per (tag, leaf, JSON type, value) for this
@@ -1412,10 +1453,7 @@ class _Scorer:
         if chosen_flat is not None:
             return pairs + [(rest_left[r], rest_right[c], None) for r, c in chosen_flat]
         addresses = [f"{address}[{left[k][0]}]" for k in rest_left]
-        if exact:
-            chosen = self.match_lazy(item, values_left, values_right, addresses, field, depth)
-        else:
-            chosen = self.match_all(item, values_left, values_right, addresses, field, depth)
+        chosen = self.match_lazy(item, values_left, values_right, addresses, field, depth)
         return pairs + [(rest_left[r], rest_right[c], verdicts) for r, c, verdicts in chosen]
 
     def weigh(self, item: Any, label: Any, result: Any, address: str, field: str, depth: int,
@@ -1428,8 +1466,8 @@ class _Scorer:
 
     def match_all(self, item: Any, left: list, right: list, addresses: list[str], field: str,
                   depth: int) -> list[tuple[int, int, list[Verdict]]]:
-        """Exact matching when some leaf is fuzzy or tolerant (not key-equal): every pair
-        is weighed, since no index can rule a pair out."""
+        """Exact matching by weighing every pair: the reference :meth:`match_lazy` is tested
+        against (quadratic, so never used on a document)."""
         found = {}
         for r, c in itertools.product(range(len(left)), range(len(right))):
             hits, both, verdicts = self.weigh(item, left[r], right[c], addresses[r], field, depth)
@@ -1445,64 +1483,164 @@ class _Scorer:
 
     def match_lazy(self, item: Any, left: list, right: list, addresses: list[str], field: str,
                    depth: int) -> list[tuple[int, int, list[Verdict]]]:
-        """Exact matching of key-equal items (nested arrays, scalars) by lazy evaluation.
+        """Exact matching of any items but flat ones, in time bounded by the candidate pairs.
 
-        A pair's correct leaves are bounded by the size of the multiset intersection of
-        the two items' leaf keys (field path, tag, canonical key), computed for all pairs
-        at once as a sparse product of occurrence-numbered key indicators; leaves present
-        on both sides are bounded by the label item's leaf count. The assignment is solved
-        on these bounds; chosen pairs are then weighed exactly (walked) and the solve is
-        repeated until every chosen pair is exact. Since exact weights never exceed the
-        bounds, the final assignment is optimal for the exact weights.
+        Result items that look alike to every label item (:meth:`weight_key`) form one group,
+        weighed once; a group offers at most ``len(left)`` members, since no assignment uses
+        more. Candidates are pairs that can share a correct leaf (:meth:`bounds`), with an
+        upper bound on their weight. The assignment is solved on the bounds, each row
+        offering only its ``len(left)`` heaviest candidates (:func:`heaviest`); chosen pairs
+        are weighed exactly (walked), with the row's next candidates by bound, twice as many
+        each round, and the solve is repeated until every chosen pair is exact. Exact
+        weights never exceed the bounds, so the last assignment is optimal for the exact
+        weights. Returns (row, column, verdicts), sorted by row.
         """
         seen: dict[str, set[str]] = {}
-        keys_left = [self.label_keys(item, v, "", depth + 1, seen) for v in left]
-        keys_right = [self.result_keys(item, v, "", depth + 1, seen) for v in right]
-        vocabulary: dict[tuple, int] = {}
-        a_rows, a_cols = [], []
-        for r, keys in enumerate(keys_left):
-            for key in _numbered(keys):
-                a_rows.append(r)
-                a_cols.append(vocabulary.setdefault(key, len(vocabulary)))
-        b_rows, b_cols = [], []
-        for c, keys in enumerate(keys_right):
-            for key in _numbered(keys):
-                column = vocabulary.get(key)
-                if column is not None:
-                    b_rows.append(c)
-                    b_cols.append(column)
-        if not b_rows:
+        leaf_at: dict[str, Leaf] = {}
+        keys_left = [self.label_keys(item, v, "", depth + 1, seen, leaf_at) for v in left]
+        n = len(left)
+        if len(right) <= 2 * n + _GROUP_ABOVE:  # few repeats can matter: each item alone
+            members = [[c] for c in range(len(right))]
+        else:
+            tags = {path: tuple(sorted(used)) for path, used in seen.items()}
+            groups: dict[Any, list[int]] = {}
+            for c, value in enumerate(right):
+                key = self.weight_key(item, value, "", depth + 1, tags)
+                if key is not None:  # an item no label leaf can see is worth 0 to every row
+                    groups.setdefault(key, []).append(c)
+            members = [columns[:n] for columns in groups.values()]
+        if not members:
             return []
-        shape = len(vocabulary)
-        a = csr_matrix((np.ones(len(a_rows), np.int64), (a_rows, a_cols)), (len(left), shape))
-        b = csr_matrix((np.ones(len(b_rows), np.int64), (b_rows, b_cols)), (len(right), shape))
-        bound = (a @ b.T).tocoo()
+        found = [self.result_keys(item, right[m[0]], "", depth + 1, seen) for m in members]
         leaves = np.array([len(keys) for keys in keys_left], np.int64)
         ceiling = int(leaves.max()) * min(len(left), len(right)) + 1
-        upper = (bound.data * ceiling + leaves[bound.row]).tolist()
-        weights = dict(zip(zip(bound.row.tolist(), bound.col.tolist(), strict=True), upper,
-                           strict=True))
-        weighed: dict[tuple[int, int], tuple[int, int, list[Verdict]]] = {}
+        row, group, hits_bound, both_bound = self.bounds(keys_left, found, leaf_at)
+        upper = hits_bound * ceiling + both_bound
+        order = np.lexsort((group, -upper, row))  # by row, heaviest bound first, then group
+        starts = np.searchsorted(row[order], np.arange(len(left) + 1)).tolist()
+        queue = [order[starts[r]:starts[r + 1]] for r in range(len(left))]  # views
+        group_of = {c: g for g, columns in enumerate(members) for c in columns}
+        exact: dict[tuple[int, int], int] = {}
+        weighed: dict[tuple[int, int], list[Verdict]] = {}
+        batch = [1] * len(left)
+
+        def weigh(r: int, g: int) -> None:
+            hits, both, verdicts = self.weigh(item, left[r], right[members[g][0]],
+                                              addresses[r], field, depth)
+            weighed[r, g] = verdicts
+            exact[r, g] = hits * ceiling + both if hits else 0
+
+        def heaviest(r: int) -> list[tuple[int, int, int]]:
+            """(weight, -group, members) of the groups holding row ``r``'s ``n`` heaviest
+            candidates by current weight (exact once weighed, else the bound): an optimal
+            assignment never needs the row's others, since one of these is free for it."""
+            best: list[tuple[int, int, int]] = []
+            capacity = 0
+            for k in queue[r]:
+                if capacity >= n and best[0][0] >= upper[k]:
+                    break  # bounds only fall from here
+                g = int(group[k])
+                weight = exact.get((r, g), int(upper[k]))
+                if weight > 0:
+                    heapq.heappush(best, (weight, -g, len(members[g])))
+                    capacity += len(members[g])
+                    while capacity - best[0][2] >= n:
+                        capacity -= heapq.heappop(best)[2]
+            return best
+
         while True:
-            live = [(r, c, w) for (r, c), w in weights.items() if w > 0]
+            live = sorted((r, c, w) for r in range(len(left)) for w, g, _ in heaviest(r)
+                          for c in members[-g])
             if not live:
                 return []
-            row, col, weight = np.array(live, np.int64).T
-            chosen = _solve(len(left), len(right), row, col, weight)
-            fresh = [pair for pair in chosen if pair not in weighed]
+            rows, cols, cells = np.array(live, np.int64).T
+            chosen = _solve(len(left), len(right), rows, cols, cells)
+            fresh = [(r, group_of[c]) for r, c in chosen if (r, group_of[c]) not in weighed]
             if not fresh:
-                return [(r, c, weighed[r, c][2]) for r, c in chosen]
-            for r, c in fresh:
-                hits, both, verdicts = self.weigh(item, left[r], right[c], addresses[r], field,
-                                                  depth)
-                weighed[r, c] = (hits, both, verdicts)
-                weights[r, c] = hits * ceiling + both if hits else 0
+                break
+            for r, g in fresh:  # the chosen pair, then the row's next bounds, twice as many
+                weigh(r, g)     # each round, so a row needs few rounds however loose its bounds
+                unweighed = (h for k in queue[r] if (r, h := int(group[k])) not in weighed)
+                for h in list(itertools.islice(unweighed, batch[r] - 1)):
+                    weigh(r, h)
+                batch[r] *= 2
+        out = []
+        for r, c in chosen:
+            verdicts = weighed[r, group_of[c]]
+            if c != members[group_of[c]][0]:  # another member of the group: its own verdicts
+                verdicts = self.weigh(item, left[r], right[c], addresses[r], field, depth)[2]
+            out.append((r, c, verdicts))
+        return out
+
+    def bounds(self, keys_left: list[list[tuple]], found: list[tuple[list, list]],
+               leaf_at: dict[str, Leaf]) -> tuple[np.ndarray, ...]:
+        """Candidate pairs (row, group) with upper bounds on their correct leaves and on
+        their leaves present on both sides, as arrays. ``found``: (keys, present paths) of
+        each group's first member (:meth:`result_keys`).
+
+        Correct leaves at a path are bounded by the size of the multiset intersection of
+        the two items' keys there when equality is key equality, and else by the number of
+        label leaves with an equal result value there (tolerant numbers: a window over
+        sorted values, :func:`_tolerant_pairs`; fuzzy texts: rapidfuzz ``cdist``,
+        :func:`_fuzzy_pairs`). Leaves on both sides are bounded by the label item's leaves,
+        or by the result item's non-empty leaves at paths a label uses when fewer. Only
+        pairs whose correct-leaf bound is above 0 are candidates, so the work is bounded
+        by the pairs that share a value.
+        """
+        vocabulary: dict[tuple, int] = {}
+        loose: dict[tuple[str, str], tuple[list, list]] = {}
+        a_rows, a_cols = [], []
+        hashed = {(path, tag): tag == "json" or hashable_tag(leaf_at[path], tag)
+                  for keys in keys_left for path, tag, _ in keys}
+        for r, keys in enumerate(keys_left):
+            for place, ((path, tag, key), number) in enumerate(_numbered(keys)):
+                if hashed[path, tag]:
+                    a_rows.append(r)
+                    a_cols.append(vocabulary.setdefault((path, tag, key, number), len(vocabulary)))
+                else:  # a label leaf is (row, its place among the row's keys)
+                    loose.setdefault((path, tag), ([], []))[0].append(((r, place), key))
+        b_rows, b_cols = [], []
+        for g, (keys, _) in enumerate(found):
+            for (path, tag, key), number in _numbered(keys):
+                column = vocabulary.get((path, tag, key, number))
+                if column is not None:
+                    b_rows.append(g)
+                    b_cols.append(column)
+                elif (path, tag) in loose and number == 1:
+                    loose[path, tag][1].append((g, key))
+        rows, groups, size = len(keys_left), len(found), len(vocabulary)
+        a = csr_matrix((np.ones(len(a_rows), np.int64), (a_rows, a_cols)), (rows, size))
+        b = csr_matrix((np.ones(len(b_rows), np.int64), (b_rows, b_cols)), (groups, size))
+        hits = a @ b.T
+        for (path, tag), (label_values, result_values) in loose.items():
+            leaf = leaf_at[path]
+            if tag == "fuzzy":
+                pairs = _fuzzy_pairs(leaf.options.threshold, label_values, result_values)
+                if pairs is None:  # over the budget: equal texts only, and the document says so
+                    self.exact = False
+                    pairs = _equal_pairs(label_values, result_values)
+            else:
+                pairs = _tolerant_pairs(leaf, label_values, result_values)
+            if pairs:  # a set: each label leaf counts once per group
+                pair_rows = [r for (r, _), _ in pairs]
+                pair_groups = [g for _, g in pairs]
+                hits = hits + csr_matrix((np.ones(len(pairs), np.int64),
+                                          (pair_rows, pair_groups)), (rows, groups))
+        hits = hits.tocoo()
+        if not hits.nnz:
+            return hits.row, hits.col, hits.data, hits.data
+        leaves = np.array([len(keys) for keys in keys_left], np.int64)
+        present = np.array([len(paths) for _, paths in found], np.int64)
+        both = np.minimum(leaves[hits.row], present[hits.col])
+        return hits.row, hits.col, hits.data, both
 
     def label_keys(self, node: Any, value: Any, path: str, depth: int,
-                   seen: dict[str, set[str]]) -> list[tuple]:
+                   seen: dict[str, set[str]], leaf_at: dict[str, Leaf] | None = None,
+                   ) -> list[tuple]:
         """(path, tag, key) of every non-empty label leaf below ``node``, as the walk will
         compare it (a label of the wrong kind at a container, or data past MAX_DEPTH, is one
-        json leaf); records the tags used per path in ``seen``."""
+        json leaf); records the tags used per path in ``seen``, the leaf in ``leaf_at``."""
+        leaf_at = {} if leaf_at is None else leaf_at
         out: list[tuple] = []
         stack = [(node, value, path, depth)]
         while stack:
@@ -1512,6 +1650,7 @@ class _Scorer:
             if isinstance(node, Leaf):
                 tag = label_tag(node, value, self.canon)
                 out.append((path, tag, self.canon(node, tag, value)))
+                leaf_at[path] = node
             elif depth > self.MAX_DEPTH or not isinstance(
                     value, dict if isinstance(node, ObjectNode) else list):
                 tag = "json"
@@ -1523,10 +1662,12 @@ class _Scorer:
         return out
 
     def result_keys(self, node: Any, value: Any, path: str, depth: int,
-                    seen: dict[str, set[str]]) -> list[tuple]:
+                    seen: dict[str, set[str]]) -> tuple[list[tuple], list[str]]:
         """(path, tag, key) of every non-empty result leaf below ``node`` under each tag a
-        label used at its path (see :meth:`label_keys`)."""
+        label used at its path (see :meth:`label_keys`), and the path of every non-empty
+        leaf the walk will compare with a label leaf (readable or not)."""
         out: list[tuple] = []
+        present: list[str] = []
         stack = [(node, value, path, depth)]
         while stack:
             node, value, path, depth = stack.pop()
@@ -1538,13 +1679,46 @@ class _Scorer:
                     key = self.canon(node, tag, value)
                     if key is not None:
                         out.append((path, tag, key))
+                if tags:
+                    present.append(path)
                 continue
             if "json" in tags:
                 out.append((path, "json", canon_exact(value)))
+                present.append(path)
             if depth <= self.MAX_DEPTH and isinstance(
                     value, dict if isinstance(node, ObjectNode) else list):
                 stack.extend(_children(node, value, path, depth))
-        return out
+        return out, present
+
+    def weight_key(self, node: Any, value: Any, path: str, depth: int,
+                   tags: dict[str, tuple[str, ...]]) -> Any:
+        """What a pair weight can see of a result value, as a hashable: its keys under every
+        tag a label used at each path (``tags``, sorted), in its structure (inner unordered
+        arrays as multisets). Result items with equal keys weigh the same against every
+        label item; None when no label leaf can see the value."""
+        if node is IGNORED or is_empty(value):
+            return None
+        used = tags.get(path)
+        if isinstance(node, Leaf):
+            if not used:
+                return None
+            return tuple((tag, self.canon(node, tag, value)) for tag in used)
+        parts: list[Any] = [("json", canon_exact(value))] if used and "json" in used else []
+        if depth <= self.MAX_DEPTH and isinstance(
+                value, dict if isinstance(node, ObjectNode) else list):
+            inner = [(self.weight_key(child, v, p, d, tags), v, p)
+                     for child, v, p, d in _children(node, value, path, depth)]
+            if isinstance(node, ArrayNode):
+                if node.ordered:  # positions count, after dropping empty items
+                    parts.append(tuple(key for key, v, _ in inner if not is_empty(v)))
+                else:
+                    kept = collections.Counter(key for key, _, _ in inner if key is not None)
+                    parts.append(frozenset(kept.items()))
+            else:
+                parts += [(p, key) for key, _, p in inner if key is not None]
+        if not any(parts):
+            return None
+        return tuple(parts)
 
     def match_flat(self, flat: list[tuple[tuple[str, ...], Leaf]], left: list, right: list,
                    ) -> list[tuple[int, int]] | None:
@@ -1598,6 +1772,77 @@ class _Scorer:
         ceiling = len(flat) * min(len(left), len(right)) + 1
         weight = shared.data.astype(np.int64) * ceiling + present
         return _solve(len(left), len(right), shared.row, shared.col, weight)
+
+
+_GROUP_ABOVE = 64  # result items beyond 2 x label items from which alike ones are grouped
+_FUZZY_BUDGET = 50_000_000  # similarities computed per fuzzy field of one array (docs/LIMITS.md)
+
+
+def _tolerant_pairs(leaf: Leaf, label_values: list[tuple[Any, Decimal]],
+                    result_values: list[tuple[int, Decimal]]) -> set[tuple[Any, int]]:
+    """(label id, group) of every label and result number within tolerance of each other.
+
+    ``|a - b| <= max(abs_tol, rel_tol * max(|a|, |b|))`` (spec 2.0 §7) implies
+    ``|a - b| <= max(abs_tol, rel_tol * |a| / (1 - rel_tol))`` for ``rel_tol < 1``, so the
+    result values within that reach of ``a`` are found by bisection in the sorted values
+    (rounded outward) and each is checked with :func:`_equal`: the work is the sort plus
+    the pairs in range, never all pairs unless they are all in range.
+    """
+    ordered = sorted(result_values, key=lambda gv: gv[1])
+    values = [v for _, v in ordered]
+    found: set[tuple[Any, int]] = set()
+    absolute, relative = Decimal(repr(leaf.options.abs_tol)), Decimal(repr(leaf.options.rel_tol))
+    for label_id, a in label_values:
+        with localcontext() as context:
+            context.prec, context.Emax, context.Emin = 60, MAX_EMAX, MIN_EMIN
+            if relative >= 1:
+                low, high = 0, len(values)
+            else:
+                context.rounding = ROUND_CEILING
+                reach = max(absolute, relative * abs(a) / (1 - relative))
+                high = bisect.bisect_right(values, a + reach)
+                context.rounding = ROUND_FLOOR
+                low = bisect.bisect_left(values, a - reach)
+        found.update((label_id, g) for g, b in ordered[low:high]
+                     if _equal(leaf, "number", a, b))
+    return found
+
+
+def _fuzzy_pairs(threshold: float, label_values: list[tuple[Any, str]],
+                 result_values: list[tuple[int, str]]) -> set[tuple[Any, int]] | None:
+    """(label id, group) of every label and result text at least ``threshold`` similar, by
+    rapidfuzz ``process.cdist`` over the distinct texts (the same Indel similarity as
+    :func:`fuzzy_similarity`, in C), in slices of bounded memory. None when the distinct
+    texts would need more than ``_FUZZY_BUDGET`` similarities."""
+    from rapidfuzz import process  # loaded with the first fuzzy array, not at import
+    from rapidfuzz.distance import Indel
+
+    label_texts = sorted({text for _, text in label_values})
+    result_texts = sorted({text for _, text in result_values})
+    if len(label_texts) * len(result_texts) > _FUZZY_BUDGET:
+        return None
+    slice_rows = max(1, 1_000_000 // max(1, len(result_texts)))
+    close: dict[str, list[str]] = {}
+    for start in range(0, len(label_texts), slice_rows):
+        rows = label_texts[start:start + slice_rows]
+        similar = process.cdist(rows, result_texts, scorer=Indel.normalized_similarity,
+                                dtype=np.float64)
+        for i, j in zip(*np.nonzero(similar >= threshold), strict=True):
+            close.setdefault(rows[i], []).append(result_texts[j])
+    groups_of: dict[str, list[int]] = {}
+    for g, text in result_values:
+        groups_of.setdefault(text, []).append(g)
+    return {(label_id, g) for label_id, text in label_values
+            for other in close.get(text, ()) for g in groups_of[other]}
+
+
+def _equal_pairs(label_values: list[tuple[Any, Any]], result_values: list[tuple[int, Any]],
+                 ) -> set[tuple[Any, int]]:
+    """(label id, group) of every label and result value with equal keys."""
+    groups_of: dict[Any, list[int]] = {}
+    for g, key in result_values:
+        groups_of.setdefault(key, []).append(g)
+    return {(label_id, g) for label_id, key in label_values for g in groups_of.get(key, ())}
 
 
 def _children(node: ObjectNode | ArrayNode, value: dict | list, path: str, depth: int,
@@ -1794,8 +2039,9 @@ def score_v2(result: Any, schema: Any, label: Any, *,
         if not isinstance(result, dict):
             return _parse_failure(root, label)
     verdicts: list[Verdict] = []
-    _Scorer().walk(root, label, result, "", "", verdicts)
-    return DocScore.from_verdicts(verdicts)
+    scorer = _Scorer()
+    scorer.walk(root, label, result, "", "", verdicts)
+    return DocScore.from_verdicts(verdicts, exact=scorer.exact)
 
 
 def _parse_failure(root: Any, label: Any) -> DocScore:

@@ -189,6 +189,53 @@ def _score_deep_schema(version: str) -> Callable[[], str]:
     return step
 
 
+def _hostile_2_0(kind: str) -> Callable[[], str]:
+    """Issue 14's hostile results of about 1 MB against a small label: ``nested`` (16,000
+    copies of an order whose two lines swap their quantities), ``abs_tol``/``fuzzy``/
+    ``open-map`` (50,000 identical rows against 50 label rows), ``windowed`` (50,000
+    distinct tolerant numbers against 50), ``marks`` (500,000 combining marks of two
+    classes in one text)."""
+    import scorer
+
+    rows_schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+        "type": "object", "properties": {"currency": {"type": "string"}}}}}}
+    fields = {"abs_tol": ({"type": "number", "x-leafscore": {"abs_tol": 0.01}}, "x"),
+              "fuzzy": ({"type": "string", "x-leafscore": {"compare": "fuzzy"}}, "x"),
+              "open-map": ({"type": "object"}, {"k": "v"})}
+    if kind == "nested":
+        line = {"type": "object", "properties": {
+            "sku": {"type": "string", "x-leafscore": {"compare": "exact"}},
+            "qty": {"type": "number"}}}
+        schema = {"type": "object", "properties": {"orders": {"type": "array", "items": {
+            "type": "object", "properties": {"lines": {"type": "array", "items": line}}}}}}
+        label = {"orders": [{"lines": [{"sku": "A", "qty": 1}, {"sku": "B", "qty": 2}]}]}
+        result = {"orders": [{"lines": [{"sku": "A", "qty": 2}, {"sku": "B", "qty": 1}]}]
+                  * 16_000}
+    elif kind == "windowed":
+        field = {"type": "number", "x-leafscore": {"abs_tol": 0.5}}
+        schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+            "type": "object", "properties": {"other": field}}}}}
+        label = {"rows": [{"other": 1000 * k} for k in range(50)]}
+        result = {"rows": [{"other": k} for k in range(50_000)]}
+    elif kind == "marks":
+        schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+        label, result = {"name": "a\u0301"}, {"name": "a" + "\u0301\u0316" * 250_000}
+    else:
+        field, other = fields[kind]
+        schema = json.loads(json.dumps(rows_schema))
+        schema["properties"]["rows"]["items"]["properties"]["other"] = field
+        label = {"rows": [{"currency": "USD", "other": other} for _ in range(50)]}
+        result = {"rows": [{"currency": "USD"}] * 50_000}
+    size = len(json.dumps(result, ensure_ascii=False).encode())
+
+    def step() -> str:
+        doc = scorer.score(result, schema, label, version="2.0")
+        flag = "" if doc.exact else ", exact=False"
+        return f"{size:,} bytes, value {doc.value:.6f}{flag}"
+
+    return step
+
+
 def _cli_rows(rows: int) -> Callable[[], str]:
     """``leafscore score`` end to end (in this process) on one document whose label and
     result each hold ``rows`` rows, the result shuffled with 10% changed."""
@@ -252,6 +299,18 @@ CASES: dict[str, tuple[str, Callable[[], Callable[[], str]], bool]] = {
                             lambda: _score_rows(5000, "2.0", 1.0, True), True),
     "junk-200000-2.0": ("score 2.0: 3-row label, 200,000-row junk result",
                         lambda: _score_junk_result(200_000), True),
+    "hostile-nested-2.0": ("score 2.0: 16,000 copies of a nested order, exact leaves",
+                           lambda: _hostile_2_0("nested"), False),
+    "hostile-abs_tol-2.0": ("score 2.0: 50,000 identical rows, a tolerant field, 50-row label",
+                            lambda: _hostile_2_0("abs_tol"), False),
+    "hostile-fuzzy-2.0": ("score 2.0: 50,000 identical rows, a fuzzy field, 50-row label",
+                          lambda: _hostile_2_0("fuzzy"), False),
+    "hostile-open-map-2.0": ("score 2.0: 50,000 identical rows, an open map, 50-row label",
+                             lambda: _hostile_2_0("open-map"), False),
+    "hostile-windowed-2.0": ("score 2.0: 50,000 distinct tolerant numbers, 50-row label",
+                             lambda: _hostile_2_0("windowed"), False),
+    "hostile-marks-2.0": ("score 2.0: a text of 500,000 combining marks of two classes",
+                          lambda: _hostile_2_0("marks"), False),
     "cli-100000-rows": ("leafscore score: label and result of 100,000 rows each",
                         lambda: _cli_rows(100_000), True),
     "rows-1000-1.0": ("score 1.0: 1,000 object rows", lambda: _score_rows(1000, "1.0"), False),

@@ -121,6 +121,130 @@ def test_empty_1_0_items_pair_with_each_other_at_similarity_one_in_the_sparse_wa
 
 
 # -------------------------------------------------------------------------------------
+# Item 1: version 2.0 pairing and text canon do work linear in the result
+# -------------------------------------------------------------------------------------
+
+_V2_HOSTILE = """
+    import scorer
+    schema, label, result = {schema!r}, {label!r}, {result}
+    out["bytes"] = len(json.dumps(result, ensure_ascii=False).encode())
+    start = time.perf_counter()
+    doc = scorer.score(result, schema, label, version="2.0")
+    out["seconds"] = time.perf_counter() - start
+    out["value"], out["exact"] = doc.value, doc.exact
+    out["counts"] = {{k: n for k, n in doc.counts.items() if n}}
+"""
+
+_ROWS_OF = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+    "type": "object", "properties": {"currency": {"type": "string"}}}}}}
+
+
+def _rows_schema(field: dict) -> dict:
+    schema = json.loads(json.dumps(_ROWS_OF))
+    schema["properties"]["rows"]["items"]["properties"]["other"] = field
+    return schema
+
+
+def test_16000_copies_of_a_nested_order_with_swapped_quantities_score_in_under_5_seconds():
+    # Was 79 s: every copy's upper bound beat its exact weight, one refinement at a time.
+    line = {"type": "object", "properties": {
+        "sku": {"type": "string", "x-leafscore": {"compare": "exact"}},
+        "qty": {"type": "number"}}}
+    schema = {"type": "object", "properties": {"orders": {"type": "array", "items": {
+        "type": "object", "properties": {"lines": {"type": "array", "items": line}}}}}}
+    label = {"orders": [{"lines": [{"sku": "A", "qty": 1}, {"sku": "B", "qty": 2}]}]}
+    result = '{"orders": [{"lines": [{"sku": "A", "qty": 2}, {"sku": "B", "qty": 1}]}] * 16_000}'
+    out = _run_limited(_V2_HOSTILE.format(schema=schema, label=label, result=result))
+    assert out["bytes"] > 900_000
+    assert out["counts"] == {"correct": 2, "wrong_value": 2, "extra_item": 63_996}
+    assert out["value"] == 2 / 64_000
+    assert out["exact"] is True
+    assert out["seconds"] < 5
+    assert out["peak_mib"] < 500
+
+
+@pytest.mark.parametrize("field", [
+    {"type": "number", "x-leafscore": {"abs_tol": 0.01}},
+    {"type": "number", "x-leafscore": {"rel_tol": 0.05}},
+    {"type": "string", "x-leafscore": {"compare": "fuzzy"}},
+    {"type": "object"},  # an open map
+], ids=["abs_tol", "rel_tol", "fuzzy", "open-map"])
+def test_50000_identical_result_rows_against_50_label_rows_score_in_under_5_seconds(field):
+    # Was 52 s and 3.5 GB: every label x result pair was weighed and kept.
+    other = {"k": "v"} if field == {"type": "object"} else "x"
+    label = {"rows": [{"currency": "USD", "other": other} for _ in range(50)]}
+    result = '{"rows": [{"currency": "USD"}] * 50_000}'
+    out = _run_limited(_V2_HOSTILE.format(schema=_rows_schema(field), label=label, result=result))
+    assert out["bytes"] > 1_000_000
+    assert out["counts"] == {"correct": 50, "missing": 50, "extra_item": 49_950}
+    assert out["value"] == 50 / 50_050
+    assert out["exact"] is True
+    assert out["seconds"] < 5
+    assert out["peak_mib"] < 500
+
+
+def test_50000_distinct_tolerant_result_rows_are_windowed_not_weighed_against_every_label_row():
+    schema = _rows_schema({"type": "number", "x-leafscore": {"abs_tol": 0.5}})
+    schema["properties"]["rows"]["items"]["properties"].pop("currency")
+    label = {"rows": [{"other": 1000 * k} for k in range(50)]}
+    result = '{"rows": [{"other": k} for k in range(50_000)]}'
+    out = _run_limited(_V2_HOSTILE.format(schema=schema, label=label, result=result))
+    assert out["counts"] == {"correct": 50, "extra_item": 49_950}
+    assert out["seconds"] < 5
+    assert out["peak_mib"] < 500
+
+
+def test_26000_distinct_result_rows_sharing_a_value_with_every_label_row_score_in_under_5_s():
+    # Every pair is a candidate (USD); each row offers the solver only its 50 heaviest.
+    schema = _rows_schema({"type": "number", "x-leafscore": {"abs_tol": 0.01}})
+    label = {"rows": [{"currency": "USD", "other": k} for k in range(50)]}
+    result = '{"rows": [{"currency": "USD", "other": 10**6 + k} for k in range(26_000)]}'
+    out = _run_limited(_V2_HOSTILE.format(schema=schema, label=label, result=result))
+    assert out["bytes"] > 1_000_000
+    assert out["counts"] == {"correct": 50, "wrong_value": 50, "extra_item": 51_900}
+    assert out["value"] == 50 / 52_000
+    assert out["seconds"] < 5
+    assert out["peak_mib"] < 500
+
+
+def test_a_result_text_of_500000_mixed_combining_marks_reads_in_under_5_seconds():
+    # NFKC reorders a run of marks of two classes in quadratic time: 80,000 marks took 8 s.
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+    out = _run_limited(_V2_HOSTILE.format(schema=schema, label={"name": "a\u0301"},
+                                          result='{"name": "a" + "\\u0301\\u0316" * 250_000}'))
+    assert out["bytes"] > 1_000_000
+    assert out["counts"] == {"wrong_value": 1}
+    assert out["seconds"] < 5
+    assert out["peak_mib"] < 500
+
+
+def test_a_text_with_a_run_of_30_marks_or_fewer_is_plain_nfkc():
+    text = "a" + "\u0316\u0301" * 15
+    assert scorer._stream_safe(text) == text
+    assert scorer.canon_text("Cafe\u0301") == scorer.canon_text("Café")
+
+
+def test_a_run_of_more_than_30_marks_is_broken_by_a_cgj_on_both_sides_alike():
+    long = {"name": "a" + "\u0316\u0301" * 40}
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}}
+    assert scorer.score(long, schema, long, version="2.0").counts["correct"] == 1
+    assert scorer._stream_safe(long["name"]).count("\u034f") == 2
+
+
+def test_a_fuzzy_field_over_its_similarity_budget_says_the_pairing_is_not_exact(monkeypatch):
+    monkeypatch.setattr(scorer, "_FUZZY_BUDGET", 3)
+    schema = _rows_schema({"type": "string", "x-leafscore": {"compare": "fuzzy"}})
+    label = {"rows": [{"other": "alpha"}, {"other": "beta"}]}
+    result = {"rows": [{"other": "alphas"}, {"other": "beta"}]}
+    doc = scorer.score(result, schema, label, version="2.0")
+    assert doc.exact is False
+    assert doc.to_dict()["exact"] is False
+    assert doc.counts["correct"] == 1  # only equal texts were candidates
+    monkeypatch.setattr(scorer, "_FUZZY_BUDGET", 4)
+    assert scorer.score(result, schema, label, version="2.0").counts["correct"] == 2
+
+
+# -------------------------------------------------------------------------------------
 # Item 1a: no CSV cell leafscore writes is a spreadsheet formula
 # -------------------------------------------------------------------------------------
 
