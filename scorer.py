@@ -71,9 +71,6 @@ from typing import Any, NoReturn
 
 import numpy as np
 import regex
-from scipy.optimize import linear_sum_assignment
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
 # =====================================================================================
 # 2. Vocabulary and types
@@ -310,6 +307,39 @@ class Options:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
 
 
+class _Rows:
+    """Verdict rows (see :func:`_compare_row`) waiting to become Verdict objects."""
+
+    __slots__ = ("rows",)
+
+    def __init__(self, rows: list[tuple]) -> None:
+        self.rows = rows
+
+    def __reduce__(self) -> tuple:  # pickled as the Verdicts they stand for
+        return tuple, (tuple(_verdict(row) for row in self.rows),)
+
+
+class _LazyVerdicts:
+    """``DocScore.verdicts``: a tuple of Verdicts, built from verdict rows on first read
+    (scoring needs only counts; the rows cost a tuple each, a Verdict several times more).
+    Reading it always gives the same tuple, equal to what eager building gave."""
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.slot = "_" + name
+
+    def __get__(self, obj: Any, owner: type | None = None) -> Any:
+        if obj is None:
+            raise AttributeError(self.slot[1:])  # no class-level default
+        value = obj.__dict__[self.slot]
+        if isinstance(value, _Rows):
+            value = tuple(_verdict(row) for row in value.rows)
+            obj.__dict__[self.slot] = value
+        return value
+
+    def __set__(self, obj: Any, value: Any) -> None:
+        obj.__dict__[self.slot] = value if isinstance(value, _Rows) else tuple(value)
+
+
 @dataclass(frozen=True)
 class DocScore:
     """The version-2.0 score of one document, derived entirely from its verdicts.
@@ -323,7 +353,7 @@ class DocScore:
 
     version: str
     value: float
-    verdicts: tuple[Verdict, ...]
+    verdicts: tuple[Verdict, ...] = _LazyVerdicts()  # type: ignore[assignment]
     counts: dict[str, int]
     fields: dict[str, FieldCounts]
     exact: bool = True
@@ -349,6 +379,26 @@ class DocScore:
                 total[2] += fn
         fields = {path: FieldCounts(*sums[path]) for path in sorted(sums)}
         return cls(version, cls.accuracy_of(counts), tuple(verdicts), counts, fields, exact)
+
+    @classmethod
+    def _from_rows(cls, rows: list[tuple], *, exact: bool = True) -> DocScore:
+        """:meth:`from_verdicts` of verdict rows (:func:`_compare_row`), the Verdicts
+        left to be built on first read of ``.verdicts``. Same counts, fields, accuracy."""
+        counts = dict.fromkeys(VERDICT_KINDS, 0)
+        sums: dict[str, list[int]] = {}
+        for row in rows:
+            kind = row[2]
+            counts[kind] += 1
+            if kind != "correct_absence":
+                tp, fp, fn = VERDICT_KINDS[kind]
+                total = sums.get(row[1])
+                if total is None:
+                    total = sums[row[1]] = [0, 0, 0]
+                total[0] += tp
+                total[1] += fp
+                total[2] += fn
+        fields = {path: FieldCounts(*sums[path]) for path in sorted(sums)}
+        return cls("2.0", cls.accuracy_of(counts), _Rows(rows), counts, fields, exact)
 
     @staticmethod
     def accuracy_of(counts: Mapping[str, int]) -> float:
@@ -1213,10 +1263,18 @@ def compare(leaf: Leaf, label: Any, result: Any, address: str, field: str,
     otherwise ``correct`` or ``wrong_value`` by :func:`_equal`. ``canon`` is
     :func:`canon_under` or a cached equivalent.
     """
+    return _verdict(_compare_row(leaf, label, result, address, field, canon))
+
+
+def _compare_row(leaf: Leaf, label: Any, result: Any, address: str, field: str,
+                 canon: Callable[[Leaf, str, Any], Any] = canon_under) -> tuple:
+    """:func:`compare` as a verdict row: a plain tuple of the seven Verdict fields in
+    order, with the canonical keys not yet shown as JSON (:func:`_verdict` does that).
+    The scorer builds rows; Verdict objects are made only when someone reads them."""
     label_empty, result_empty = is_empty(label), is_empty(result)
     if label_empty or result_empty:
         kind = ("correct_absence" if result_empty else "hallucinated") if label_empty else "missing"
-        return Verdict(address, field, kind, label, result, None, None)
+        return (address, field, kind, label, result, None, None)
     tag = label_tag(leaf, label, canon)
     label_key = canon(leaf, tag, label)
     result_key = canon(leaf, tag, result)
@@ -1224,12 +1282,18 @@ def compare(leaf: Leaf, label: Any, result: Any, address: str, field: str,
         kind = "type_error"
     else:
         kind = "correct" if _equal(leaf, tag, label_key, result_key) else "wrong_value"
+    return (address, field, kind, label, result, label_key, result_key)
+
+
+def _verdict(row: tuple) -> Verdict:
+    """The Verdict of a verdict row (canonical keys shown as JSON, as :func:`_shown`)."""
+    address, field, kind, label, result, label_key, result_key = row
     return Verdict(address, field, kind, label, result, _shown(label_key), _shown(result_key))
 
 
-def _fault(label: Any, result: Any, address: str, field: str) -> Verdict:
+def _fault(label: Any, result: Any, address: str, field: str) -> tuple:
     """A label of the wrong JSON kind at an object or array node: one exact-JSON leaf."""
-    return compare(_JSON_LEAF, label, result, address, field)
+    return _compare_row(_JSON_LEAF, label, result, address, field)
 
 
 _JSON_LEAF = Leaf("exact", Options())
@@ -1259,6 +1323,12 @@ def _solve(rows: int, cols: int, row: np.ndarray, col: np.ndarray, weight: np.nd
     """
     if len(weight) == 0:
         return []
+    if _forced(row, col):  # no row or column with two candidates: every edge is chosen
+        order = np.argsort(row, kind="stable")
+        return list(zip(row[order].tolist(), col[order].tolist(), strict=True))
+    from scipy.optimize import linear_sum_assignment  # scipy loads with the first real choice
+    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
+
     if rows * cols <= _DENSE_LIMIT:
         matrix = np.zeros((rows, cols))
         matrix[row, col] = weight
@@ -1266,7 +1336,7 @@ def _solve(rows: int, cols: int, row: np.ndarray, col: np.ndarray, weight: np.nd
         return [(int(r), int(c)) for r, c in chosen if matrix[r, c] > 0]
     ceiling = float(weight.max()) + 1.0
     everyone = np.arange(rows)
-    graph = csr_matrix(
+    graph = _csr_matrix(
         (np.concatenate([ceiling - weight.astype(np.float64), np.full(rows, ceiling)]),
          (np.concatenate([row, everyone]), np.concatenate([col, cols + everyone]))),
         shape=(rows, cols + rows),
@@ -1274,6 +1344,19 @@ def _solve(rows: int, cols: int, row: np.ndarray, col: np.ndarray, weight: np.nd
     matched_rows, matched_cols = min_weight_full_bipartite_matching(graph)
     keep = matched_cols < cols
     return list(zip(matched_rows[keep].tolist(), matched_cols[keep].tolist(), strict=True))
+
+
+def _forced(row: np.ndarray, col: np.ndarray) -> bool:
+    """Whether no row and no column appears on two edges: then the edges (all of positive
+    weight) form a matching, and the only maximum-weight one is all of them."""
+    return len(np.unique(row)) == len(row) and len(np.unique(col)) == len(col)
+
+
+def _csr_matrix(*args: Any, **kwargs: Any) -> Any:
+    """``scipy.sparse.csr_matrix``, imported on first use (scipy loads only when needed)."""
+    from scipy.sparse import csr_matrix
+
+    return csr_matrix(*args, **kwargs)
 
 
 class _Scorer:
@@ -1310,12 +1393,12 @@ class _Scorer:
         return found
 
     def walk(self, node: Any, label: Any, result: Any, address: str, field: str,
-             out: list[Verdict], depth: int = 0) -> None:
+             out: list[tuple], depth: int = 0) -> None:
         """Append the verdicts of ``node`` at ``address`` (label and result may be None)."""
         if node is IGNORED:
             return
         if isinstance(node, Leaf):
-            out.append(compare(node, label, result, address, field, self.canon))
+            out.append(_compare_row(node, label, result, address, field, self.canon))
             return
         if depth > self.MAX_DEPTH:
             out.append(_fault(label, result, address, field))
@@ -1330,7 +1413,7 @@ class _Scorer:
             result = None  # the wrong JSON kind at a container node states nothing
         if is_empty(label) and is_empty(result):
             if address:
-                out.append(Verdict(address, field, "correct_absence", label, result, None, None))
+                out.append((address, field, "correct_absence", label, result, None, None))
             return
         if isinstance(node, ArrayNode):
             self.walk_array(node, label or [], result or [], address, field, out, depth)
@@ -1345,23 +1428,23 @@ class _Scorer:
                       _join(field, name), out, depth + 1)
 
     def unpaired(self, node: Any, value: Any, side: str, address: str, field: str,
-                 out: list[Verdict], depth: int) -> None:
+                 out: list[tuple], depth: int) -> None:
         """Verdicts of an item paired with nothing: each non-empty leaf of a label item is
         ``missing``, of a result item ``extra_item``; empty leaves yield nothing."""
-        found: list[Verdict] = []
+        found: list[tuple] = []
         if side == "label":
             self.walk(node, value, None, address, field, found, depth)
         else:
             self.walk(node, None, value, address, field, found, depth)
         for verdict in found:
-            if verdict.kind == "correct_absence":
+            if verdict[2] == "correct_absence":
                 continue
             if side == "result":
-                verdict = dataclasses.replace(verdict, kind="extra_item")
+                verdict = (*verdict[:2], "extra_item", *verdict[3:])
             out.append(verdict)
 
     def walk_array(self, node: ArrayNode, label: list, result: list, address: str,
-                   field: str, out: list[Verdict], depth: int) -> None:
+                   field: str, out: list[tuple], depth: int) -> None:
         """Pair the non-empty items of two arrays and append the verdicts of every pair and
         of every unpaired item (spec 2.0 §5, §7 Pairing)."""
         item = node.items
@@ -1419,7 +1502,7 @@ class _Scorer:
         return "{" + ",".join(parts) + "}" if parts else None
 
     def match(self, item: Any, left: list, right: list, address: str, field: str, depth: int,
-              ) -> list[tuple[int, int, list[Verdict] | None]]:
+              ) -> list[tuple[int, int, list[tuple] | None]]:
         """Optimal one-to-one pairs (left position, right position, verdicts or None) of two
         lists of non-empty items given as (index in its array, value). Maximizes correct
         leaves, then leaves present on both sides; a pair worth no correct leaf is never
@@ -1430,7 +1513,7 @@ class _Scorer:
         sig_right = [self.signature(item, v, depth + 1) or "" for _, v in right]
         order_left = sorted(range(len(left)), key=sig_left.__getitem__)
         order_right = sorted(range(len(right)), key=sig_right.__getitem__)
-        pairs: list[tuple[int, int, list[Verdict] | None]] = []
+        pairs: list[tuple[int, int, list[tuple] | None]] = []
         waiting: dict[str, deque[int]] = {}
         for k in order_left:
             waiting.setdefault(sig_left[k], deque()).append(k)
@@ -1457,15 +1540,15 @@ class _Scorer:
         return pairs + [(rest_left[r], rest_right[c], verdicts) for r, c, verdicts in chosen]
 
     def weigh(self, item: Any, label: Any, result: Any, address: str, field: str, depth: int,
-              ) -> tuple[int, int, list[Verdict]]:
+              ) -> tuple[int, int, list[tuple]]:
         """(correct leaves, leaves present on both sides, verdicts) of one candidate pair."""
-        verdicts: list[Verdict] = []
+        verdicts: list[tuple] = []
         self.walk(item, label, result, address, field, verdicts, depth + 1)
-        hits = sum(v.kind == "correct" for v in verdicts)
-        return hits, sum(v.kind in _SCORED_PAIR for v in verdicts), verdicts
+        hits = sum(v[2] == "correct" for v in verdicts)
+        return hits, sum(v[2] in _SCORED_PAIR for v in verdicts), verdicts
 
     def match_all(self, item: Any, left: list, right: list, addresses: list[str], field: str,
-                  depth: int) -> list[tuple[int, int, list[Verdict]]]:
+                  depth: int) -> list[tuple[int, int, list[tuple]]]:
         """Exact matching by weighing every pair: the reference :meth:`match_lazy` is tested
         against (quadratic, so never used on a document)."""
         found = {}
@@ -1482,7 +1565,7 @@ class _Scorer:
         return [(r, c, found[r, c][2]) for r, c in _solve(len(left), len(right), row, col, weight)]
 
     def match_lazy(self, item: Any, left: list, right: list, addresses: list[str], field: str,
-                   depth: int) -> list[tuple[int, int, list[Verdict]]]:
+                   depth: int) -> list[tuple[int, int, list[tuple]]]:
         """Exact matching of any items but flat ones, in time bounded by the candidate pairs.
 
         Result items that look alike to every label item (:meth:`weight_key`) form one group,
@@ -1521,7 +1604,7 @@ class _Scorer:
         queue = [order[starts[r]:starts[r + 1]] for r in range(len(left))]  # views
         group_of = {c: g for g, columns in enumerate(members) for c in columns}
         exact: dict[tuple[int, int], int] = {}
-        weighed: dict[tuple[int, int], list[Verdict]] = {}
+        weighed: dict[tuple[int, int], list[tuple]] = {}
         batch = [1] * len(left)
 
         def weigh(r: int, g: int) -> None:
@@ -1609,8 +1692,8 @@ class _Scorer:
                 elif (path, tag) in loose and number == 1:
                     loose[path, tag][1].append((g, key))
         rows, groups, size = len(keys_left), len(found), len(vocabulary)
-        a = csr_matrix((np.ones(len(a_rows), np.int64), (a_rows, a_cols)), (rows, size))
-        b = csr_matrix((np.ones(len(b_rows), np.int64), (b_rows, b_cols)), (groups, size))
+        a = _csr_matrix((np.ones(len(a_rows), np.int64), (a_rows, a_cols)), (rows, size))
+        b = _csr_matrix((np.ones(len(b_rows), np.int64), (b_rows, b_cols)), (groups, size))
         hits = a @ b.T
         for (path, tag), (label_values, result_values) in loose.items():
             leaf = leaf_at[path]
@@ -1624,7 +1707,7 @@ class _Scorer:
             if pairs:  # a set: each label leaf counts once per group
                 pair_rows = [r for (r, _), _ in pairs]
                 pair_groups = [g for _, g in pairs]
-                hits = hits + csr_matrix((np.ones(len(pairs), np.int64),
+                hits = hits + _csr_matrix((np.ones(len(pairs), np.int64),
                                           (pair_rows, pair_groups)), (rows, groups))
         hits = hits.tocoo()
         if not hits.nnz:
@@ -1762,8 +1845,8 @@ class _Scorer:
         if not right_rows:
             return []
         size = len(vocabulary)
-        a = csr_matrix((np.ones(len(rows), np.int32), (rows, cols)), shape=(len(left), size))
-        b = csr_matrix((np.ones(len(right_rows), np.int32), (right_rows, right_cols)),
+        a = _csr_matrix((np.ones(len(rows), np.int32), (rows, cols)), shape=(len(left), size))
+        b = _csr_matrix((np.ones(len(right_rows), np.int32), (right_rows, right_cols)),
                        shape=(len(right), size))
         shared = (a @ b.T).tocoo()
         both = np.asarray(masks_left, np.uint64)[shared.row]
@@ -2038,18 +2121,18 @@ def score_v2(result: Any, schema: Any, label: Any, *,
             raise ScoringError(file, "", f"the label must be a JSON object, not {kind}")
         if not isinstance(result, dict):
             return _parse_failure(root, label)
-    verdicts: list[Verdict] = []
+    rows: list[tuple] = []
     scorer = _Scorer()
-    scorer.walk(root, label, result, "", "", verdicts)
-    return DocScore.from_verdicts(verdicts, exact=scorer.exact)
+    scorer.walk(root, label, result, "", "", rows)
+    return DocScore._from_rows(rows, exact=scorer.exact)
 
 
 def _parse_failure(root: Any, label: Any) -> DocScore:
     """Every non-empty label leaf as ``parse_failure``; the document scores 0.0."""
-    found: list[Verdict] = []
+    found: list[tuple] = []
     _Scorer().walk(root, label, None, "", "", found)
-    verdicts = [dataclasses.replace(v, kind="parse_failure") for v in found if v.kind == "missing"]
-    return dataclasses.replace(DocScore.from_verdicts(verdicts), value=0.0)
+    rows = [(*v[:2], "parse_failure", *v[3:]) for v in found if v[2] == "missing"]
+    return dataclasses.replace(DocScore._from_rows(rows), value=0.0)
 
 
 # =====================================================================================

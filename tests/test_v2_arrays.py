@@ -202,7 +202,7 @@ def test_lazy_matching_reaches_the_same_optimum_as_weighing_every_pair(seed):
     addresses = [f"g[{k}]" for k in range(len(left))]
 
     def totals(chosen):
-        verdicts = [v for _, _, found in chosen for v in found]
+        verdicts = [scorer._verdict(row) for _, _, found in chosen for row in found]
         return (sum(v.kind == "correct" for v in verdicts),
                 sum(v.kind in ("correct", "wrong_value", "type_error") for v in verdicts))
 

@@ -1,0 +1,107 @@
+"""Issue 15: the fast paths change no score.
+
+* a schema scored for 50 systems is compiled once (the per-process cache by content);
+* ``DocScore.verdicts`` is built lazily, equal to eager building, and survives pickling;
+* the solver shortcut (no row or column with two candidates) agrees with scipy;
+* ``import scorer`` loads no scipy, rapidfuzz or referencing.
+"""
+
+from __future__ import annotations
+
+import copy
+import pickle
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import scorer
+
+REPO = Path(__file__).resolve().parent.parent
+
+SCHEMA = {
+    "type": "object",
+    "properties": {
+        "id": {"type": "string"},
+        "total": {"type": "number"},
+        "rows": {"type": "array", "items": {"type": "object", "properties": {
+            "sku": {"type": "string"}, "qty": {"type": "integer"}, "when": {
+                "type": "string", "format": "date"}}}},
+    },
+}
+
+
+def _document(rng: random.Random) -> dict:
+    return {
+        "id": rng.choice(["A-1", "a1", "B-2", None]),
+        "total": rng.choice([1, 1.0, "1,00", 2.5, None]),
+        "rows": [{"sku": rng.choice(["x", "y", "z", ""]), "qty": rng.choice([1, 2, "2", None]),
+                  "when": rng.choice(["2024-01-02", "01/02/2024", "soon"])}
+                 for _ in range(rng.randrange(0, 8))],
+    }
+
+
+def test_fifty_systems_on_one_schema_compile_it_once(monkeypatch):
+    calls = []
+    real = scorer._compile
+
+    def counting(schema, options, file):
+        calls.append(file)
+        return real(schema, options, file)
+
+    monkeypatch.setattr(scorer, "_compile", counting)
+    schema = copy.deepcopy(SCHEMA)
+    schema["properties"]["note"] = {"type": "string", "description": "issue 15, unique"}
+    rng = random.Random(15)
+    label = _document(rng)
+    for _ in range(50):  # each system's call passes an equal, separately built schema
+        scorer.score(_document(rng), copy.deepcopy(schema), label, version="2.0")
+    assert len(calls) == 1
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_lazy_verdicts_equal_eager_ones(seed):
+    rng = random.Random(seed)
+    label, result = _document(rng), _document(rng)
+    doc = scorer.score(result, SCHEMA, label, version="2.0")
+    again = pickle.loads(pickle.dumps(doc))  # before .verdicts was ever read
+    eager = scorer.DocScore.from_verdicts(doc.verdicts, exact=doc.exact)
+    assert eager == doc == again
+    assert (eager.counts, eager.fields, eager.value) == (doc.counts, doc.fields, doc.value)
+    assert all(isinstance(v, scorer.Verdict) for v in doc.verdicts)
+    assert doc.verdicts is doc.verdicts  # built once
+    assert scorer.DocScore.from_dict(doc.to_dict(verdicts=True)) == doc
+
+
+def _scipy_solve(rows, cols, row, col, weight):
+    """The solver without the shortcut (scipy only), for comparison."""
+    saved = scorer._forced
+    scorer._forced = lambda r, c: False
+    try:
+        return scorer._solve(rows, cols, row, col, weight)
+    finally:
+        scorer._forced = saved
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_solver_shortcut_agrees_with_scipy(seed):
+    rng = np.random.default_rng(seed)
+    rows, cols = (int(x) for x in rng.integers(1, 700, 2))
+    k = int(rng.integers(1, min(rows, cols) + 1))
+    row = rng.choice(rows, k, replace=False)
+    col = rng.choice(cols, k, replace=False)
+    weight = rng.integers(1, 4, k)
+    assert scorer._forced(row, col)
+    assert scorer._solve(rows, cols, row, col, weight) == _scipy_solve(rows, cols, row, col,
+                                                                      weight)
+
+
+def test_import_loads_no_optional_library():
+    code = ("import sys, scorer; print(sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'scipy', 'rapidfuzz', 'referencing'}))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.strip() == "[]"
