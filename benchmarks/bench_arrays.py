@@ -355,9 +355,10 @@ def main(argv: list[str] | None = None) -> int:
             if m.error and m.error != "not run":
                 notes.append(f"N={n} {who}: {m.error}")
             if who == "leafscore" and m.exact is False:
-                notes.append(f"N={n} leafscore: the score reports an approximated matching")
+                notes.append(f"N={n} leafscore: the pairing was approximated")
     header = ["N", "json.load s", "leafscore/json.load (target)", "leafscore s", "peer s",
-              "peer/leafscore", "leafscore MB", "peer MB", "leafscore value", "peer accuracy", "target"]
+              "peer/leafscore", "leafscore MB", "peer MB", "leafscore value", "peer accuracy",
+              "target"]
     print(tabulate(rows, headers=header, tablefmt="github", disable_numparse=True))
     for note in notes:
         print("note: " + note)
