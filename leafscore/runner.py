@@ -83,6 +83,8 @@ class Run:
     ``documents`` are label ids, sorted; ``systems`` sorted; ``cells`` holds every
     ``(system, doc_id)`` pair. ``metadata`` maps doc_id -> metadata columns (may be
     empty); ``digests`` maps a relative path (``"schemas/a.json"``) -> sha256 hex.
+    ``kept_verdicts`` is False when the cells' scores carry no verdicts (scored with
+    ``verdicts=False``; their per-field error kinds are in ``Cell.errors``).
     """
 
     version: str
@@ -93,6 +95,7 @@ class Run:
     metadata: Mapping[str, Mapping[str, Any]]
     digests: Mapping[str, str]
     signature: str
+    kept_verdicts: bool = True
 
     def document_scores(self, system: str) -> list[float | None]:
         """Document scores of ``system`` in id order: floats in [0, 1], ``None`` = not scored.
@@ -506,6 +509,7 @@ def score_benchmark(
         metadata=bench.metadata,
         digests=MappingProxyType(bench.digests),
         signature=run_signature(bench, version, options),
+        kept_verdicts=verdicts,
     )
 
 
