@@ -56,17 +56,22 @@ class FieldRow:
 def error_kinds(verdicts: Iterable[Any]) -> dict[str, dict[str, int]]:
     """Field path -> error kind -> count, folded from one document's verdicts.
 
-    Every field with a verdict is a key (a field with no error maps to ``{}``); kinds are
-    those not in :data:`NOT_ERRORS`, keys sorted. This is what a run keeps of a document's
-    verdicts for the per-field tables, so reports need not keep the verdicts themselves.
+    Keys are the fields with an error, and the fields seen only as correct absences
+    (mapped to ``{}``: they have no counts, yet are a row of the field table); a field
+    with verdicts but no error is left out (its counts make it a row). Kinds are those not
+    in :data:`NOT_ERRORS`, keys sorted. This is what a run keeps of a document's verdicts
+    for the per-field tables, so reports need not keep the verdicts themselves.
     """
     found: dict[str, Counter[str]] = {}
+    counted: set[str] = set()
     for verdict in verdicts:
         kinds = found.setdefault(verdict.field, Counter())
+        if verdict.kind != "correct_absence":
+            counted.add(verdict.field)
         if verdict.kind not in NOT_ERRORS:
             kinds[verdict.kind] += 1
     return {path: {kind: kinds[kind] for kind in sorted(kinds)}
-            for path, kinds in sorted(found.items())}
+            for path, kinds in sorted(found.items()) if kinds or path not in counted}
 
 
 def require_fields(run: Any, system: str) -> list[Any]:

@@ -76,6 +76,20 @@ def folded(cell: Cell, *, verdicts: bool) -> Cell:
     return Cell(cell.status, score, cell.warnings, cell.field_errors())
 
 
+def shared_parts(cell: Cell, table: dict[Any, Any]) -> Cell:
+    """``cell`` with the equal parts of its 2.0 score (each field's counts, the verdict
+    counts) replaced by the first equal one met in ``table`` (one table per run): equal
+    values, one copy each, so a run of many similar documents holds few of them. Parts
+    are never mutated. Any other score is returned as is."""
+    score = cell.score
+    if not isinstance(score, scorer.DocScore):
+        return cell
+    fields = {path: table.setdefault(counts, counts) for path, counts in score.fields.items()}
+    counts = table.setdefault(("counts", *score.counts.items()), score.counts)
+    return dataclasses.replace(cell, score=dataclasses.replace(score, fields=fields,
+                                                               counts=counts))
+
+
 @dataclass(frozen=True)
 class Run:
     """Every document of a benchmark scored for every system, in id order.
@@ -485,6 +499,7 @@ def score_benchmark(
     fresh = itertools.chain.from_iterable(executor.map_batches(
         score_batch, job, _batches(bench, todo, batch_size(executor, len(todo)))))
     cells: dict[tuple[str, str], Cell] = {}
+    table: dict[Any, Any] = {}
     for pair in pairs:
         raw = bench.results[pair]
         cell = cached.pop(pair, None)
@@ -499,7 +514,7 @@ def score_benchmark(
                 or score_batch(job, [(pair[1], raw)])[0]
         if on_cell:
             on_cell(pair, cell)
-        cells[pair] = folded(cell, verdicts=verdicts)
+        cells[pair] = shared_parts(folded(cell, verdicts=verdicts), table)
     return Run(
         version=version,
         options=options,

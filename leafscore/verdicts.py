@@ -146,8 +146,7 @@ def writer(path: Path) -> Iterator[Callable[[tuple[str, str], Any], None]]:
     schema = pa.schema([(name, pa.string()) for name in COLUMNS])
     columns: dict[str, list[str]] = {name: [] for name in COLUMNS}
     groups = [0]
-    with files.atomic_writer(path) as raw:
-        sink = pq.ParquetWriter(raw, schema)
+    with files.atomic_writer(path) as raw, pq.ParquetWriter(raw, schema) as sink:
 
         def flush() -> None:
             sink.write_table(pa.table(columns, schema=schema))
@@ -165,4 +164,3 @@ def writer(path: Path) -> Iterator[Callable[[tuple[str, str], Any], None]]:
         yield add_parquet
         if columns["system"] or not groups[0]:
             flush()
-        sink.close()
