@@ -7,25 +7,28 @@ worker processes on this machine for the run and stops it after.
 
 ``shared`` (documents, version, options) is scattered once to every worker
 (``broadcast=True``); each batch is one task (``pure=False``: never deduplicated by
-content); at most ``2 x cluster threads`` batches are in flight, and results are yielded
-in batch order (``executors.in_order``). A worker that dies mid-run is survived: Dask
-reruns its batches elsewhere (up to ``distributed.scheduler.allowed-failures`` times per
-batch), and the nanny of a ``LocalCluster`` restarts it. Nothing here touches the cache:
-workers return cells, the client reads and writes the cache.
+content); at most ``4 x cluster threads`` batches are in flight or waiting; results are
+fetched as they complete and yielded in batch order (``_in_order``). A worker that dies
+mid-run is survived: Dask reruns its batches elsewhere (up to
+``distributed.scheduler.allowed-failures`` times per batch), and the nanny of a
+``LocalCluster`` restarts it. Nothing here touches the cache: workers return cells, the
+client reads and writes the cache.
 """
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Callable, Iterable, Iterator
+from concurrent.futures import CancelledError
 from contextlib import ExitStack
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from distributed import Client, LocalCluster
+from distributed import Client, LocalCluster, as_completed
 from distributed.scheduler import KilledWorker
 
-from leafscore.executors import ExecutorError, in_order
+from leafscore.executors import ExecutorError
 
 R = TypeVar("R")
 
@@ -56,9 +59,7 @@ class DaskExecutor:
             [remote] = client.scatter([shared], broadcast=True, hash=False)
             threads = sum(client.nthreads().values())
             try:
-                yield from in_order(
-                    lambda batch: client.submit(fn, remote, batch, pure=False),
-                    batches, window=max(2, 2 * threads))
+                yield from _in_order(client, fn, remote, batches, window=max(4, 4 * threads))
             except KilledWorker as exc:
                 raise ExecutorError(f"Dask lost the workers of a batch too often: {exc}") \
                     from None
@@ -81,6 +82,53 @@ class DaskExecutor:
             cluster.close()
             raise
         return _OwningClient(client, cluster)
+
+
+#: Times a batch whose task was lost with its worker (cancelled, or killed more often
+#: than Dask's own retries) is submitted again before the run stops.
+RESUBMITS: int = 3
+
+
+def _in_order(client: Client, fn: Callable[[Any, Any], R], remote: Any,
+              batches: Iterable[Any], *, window: int) -> Iterator[R]:
+    """``fn(remote, batch)`` of every batch, yielded in batch order.
+
+    Results are fetched as they complete (no round trip per result when its turn comes),
+    held until every earlier batch is yielded, and at most ``window`` batches are
+    submitted and not yet yielded. A batch lost with its worker is submitted again (up to
+    :data:`RESUBMITS` times); what ``fn`` raises is raised as it is.
+    """
+    source = enumerate(batches)
+    done = as_completed([], loop=client.loop, with_results=True, raise_errors=False)
+    sent: dict[str, tuple[int, Any, int]] = {}
+    ready: dict[int, R] = {}
+    submitted = yielded = 0
+
+    def submit(number: int, batch: Any, tries: int) -> None:
+        future = client.submit(fn, remote, batch, pure=False)
+        sent[future.key] = (number, batch, tries)
+        done.add(future)
+
+    def top_up() -> None:
+        nonlocal submitted
+        for number, batch in itertools.islice(source, window - (submitted - yielded)):
+            submit(number, batch, 0)
+            submitted += 1
+
+    top_up()
+    for future, result in done:
+        number, batch, tries = sent.pop(future.key)
+        if future.status != "finished":
+            error = result if isinstance(result, BaseException) else result[1]
+            if not isinstance(error, CancelledError | KilledWorker) or tries >= RESUBMITS:
+                raise error
+            submit(number, batch, tries + 1)
+            continue
+        ready[number] = result
+        while yielded in ready:
+            yield ready.pop(yielded)
+            yielded += 1
+        top_up()
 
 
 class _OwningClient:
