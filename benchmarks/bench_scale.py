@@ -12,8 +12,9 @@ Each mode runs in a fresh client process, with no cache, and keeps no verdicts (
 1. ``serial``: ``--executor local --workers 1``
 2. ``local``: ``--executor local --workers 2`` (a process pool)
 3. ``dask``: ``--executor dask`` on a ``LocalCluster`` of 2 single-thread worker
-   processes, started by the client before the clock starts (its start-up is reported
-   apart, as a cluster would already be running)
+   processes (``dask_executor.local_cluster``, the one ``--executor dask`` starts),
+   started by the client before the clock starts (its start-up is reported apart, as a
+   cluster would already be running); the client reaches it by its address
 
 For each: **pairs/s** = pairs / seconds of ``evaluate`` after the folder is read (reading
 is reported apart); **peak MB** = ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the
@@ -138,13 +139,10 @@ def child(mode: str, root: Path, workers: int, out: Path) -> None:
     if mode == "local":
         options = {"executor": "local", "workers": workers}
     elif mode == "dask":
-        import logging
-
-        from distributed import LocalCluster
+        from leafscore.dask_executor import local_cluster
 
         began = time.perf_counter()
-        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                               dashboard_address=None, silence_logs=logging.ERROR)
+        cluster = local_cluster(workers)  # the one `--executor dask` starts
         startup = time.perf_counter() - began
         options = {"executor": "dask", "scheduler": cluster.scheduler_address}
     began = time.perf_counter()
