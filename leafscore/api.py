@@ -17,6 +17,7 @@ code. Nothing here prints; warnings are collected in ``Evaluation.warnings``.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ from leafscore.benchmark import Benchmark, load_folder, load_jsonl, read_raw
 from leafscore.cache import Cache, default_cache_dir, scorer_digest
 from leafscore.config import BenchmarkConfig, load_config
 from leafscore.errors import InputError
+from leafscore.executors import Executor, make_executor
 from leafscore.runner import Run, score_benchmark
 from leafscore.validate import check_label
 
@@ -250,28 +252,48 @@ def evaluate_benchmark(bench: Benchmark, *, version: str | None = None, workers:
                        cache: bool | Cache = True, cache_dir: str | Path | None = None,
                        keep_verdicts: bool = True,
                        progress: Callable[[int, int], None] | None = None,
-                       before_scoring: Callable[[Iterable[str]], None] | None = None
-                       ) -> Evaluation:
+                       before_scoring: Callable[[Iterable[str]], None] | None = None,
+                       executor: str | Executor = "local", scheduler: str | None = None,
+                       verdicts_to: str | Path | None = None) -> Evaluation:
     """Score a loaded :class:`~leafscore.benchmark.Benchmark`.
 
-    ``version``: default the config's pin, else the latest. ``workers`` >= 1 processes
-    (the output is identical for every value). ``cache``: True (the default folder, or
-    ``cache_dir``), False, or a ``Cache``. ``keep_verdicts=False`` when no verdict will be
-    read (faster from a warm cache). ``progress(done, total)`` is called as cells are
-    ready; ``before_scoring(warnings)`` receives the reading warnings before scoring
-    starts (the CLI prints them at once). Raises ``ValueError`` for an unknown version or
-    ``workers < 1`` and ``scorer.ScoringError`` for a schema or label the metric cannot
-    score.
+    ``version``: default the config's pin, else the latest. ``executor``: where
+    documents are scored, in batches: ``"local"`` (this process for ``workers=1``, else
+    a pool of ``workers`` processes), ``"dask"`` (the dask.distributed cluster at
+    ``scheduler``, ``"tcp://HOST:PORT"``, else a ``LocalCluster`` of ``workers``
+    processes; the ``dask`` extra), or an ``executors.Executor``; the output is
+    identical for every choice. ``cache``: True (the default folder, or ``cache_dir``),
+    False, or a ``Cache``; read and written by this process only. ``keep_verdicts=False``
+    when no verdict will be read from the result (every table and summary still works;
+    a run then holds the verdicts of O(batch) documents at a time). ``verdicts_to``: a
+    ``.csv`` or ``.parquet`` path the verdicts are streamed to as documents are scored
+    (replaced atomically when the run completes; nothing is written if it fails).
+    ``progress(done, total)`` is called as cells are ready; ``before_scoring(warnings)``
+    receives the reading warnings before scoring starts (the CLI prints them at once).
+
+    Raises ``ValueError`` for an unknown version or executor, ``workers < 1``, or
+    ``verdicts_to`` under a version without verdicts or with another suffix;
+    ``scorer.ScoringError`` for a schema or label the metric cannot score;
+    ``executors.ExecutorError`` when the executor cannot score (Dask not installed, a
+    scheduler that cannot be reached within 5 s).
     """
     resolved = version or bench.config.scoring_version or scorer.SCORING_VERSIONS[-1]
+    record = scorer.scoring_version(resolved)
+    if verdicts_to is not None and not record.has_verdicts:
+        raise ValueError(f"version {resolved} keeps no per-leaf verdicts to write")
+    chosen = executor if not isinstance(executor, str) else make_executor(
+        executor, workers=workers, scheduler=scheduler)
     early = [*bench.warnings,
              *(str(p) for p in names.check_names(bench.systems, list(bench.ids()))),
              *label_warnings(bench)]
     if before_scoring is not None:
         before_scoring(early)
-    run = score_benchmark(bench, version=resolved, options=bench.config.options,
-                          workers=workers, cache=_cache(cache, cache_dir), progress=progress,
-                          verdicts=keep_verdicts)
+    with contextlib.ExitStack() as stack:
+        on_cell = None if verdicts_to is None else stack.enter_context(
+            verdicts_mod.writer(Path(verdicts_to)))
+        run = score_benchmark(bench, version=resolved, options=bench.config.options,
+                              cache=_cache(cache, cache_dir), progress=progress,
+                              verdicts=keep_verdicts, executor=chosen, on_cell=on_cell)
     late = [w for cell in run.cells.values() for w in cell.warnings]
     return Evaluation(bench, run, tuple(early + late))
 
@@ -280,7 +302,9 @@ def evaluate(root: str | Path = ".", *, version: str | None = None,
              systems: Iterable[str] | None = None, workers: int = 1,
              cache: bool | Cache = True, cache_dir: str | Path | None = None,
              keep_verdicts: bool = True,
-             progress: Callable[[int, int], None] | None = None) -> Evaluation:
+             progress: Callable[[int, int], None] | None = None,
+             executor: str | Executor = "local", scheduler: str | None = None,
+             verdicts_to: str | Path | None = None) -> Evaluation:
     """Score the benchmark folder ``root`` (``schemas/``, ``labels/``,
     ``results/<system>/``, optional ``benchmark.toml``).
 
@@ -297,7 +321,8 @@ def evaluate(root: str | Path = ".", *, version: str | None = None,
     bench = load(root, systems)
     return evaluate_benchmark(bench, version=version, workers=workers, cache=cache,
                               cache_dir=cache_dir, keep_verdicts=keep_verdicts,
-                              progress=progress)
+                              progress=progress, executor=executor, scheduler=scheduler,
+                              verdicts_to=verdicts_to)
 
 
 def load(root: str | Path, systems: Iterable[str] | None = None) -> Benchmark:
@@ -333,7 +358,9 @@ def evaluate_jsonl(gold: str | Path, preds: Mapping[str, str | Path], schema: st
                    id_key: str = "id", config: str | Path | None = None,
                    version: str | None = None, workers: int = 1, cache: bool | Cache = True,
                    cache_dir: str | Path | None = None, keep_verdicts: bool = True,
-                   progress: Callable[[int, int], None] | None = None) -> Evaluation:
+                   progress: Callable[[int, int], None] | None = None,
+                   executor: str | Executor = "local", scheduler: str | None = None,
+                   verdicts_to: str | Path | None = None) -> Evaluation:
     """Score a JSONL benchmark: ``gold`` (one label per line, with ``id_key``), ``preds``
     (system name -> prediction JSONL), one JSON ``schema`` for every document, and an
     optional ``benchmark.toml`` path (``config``). A prediction line is read as the
@@ -350,7 +377,8 @@ def evaluate_jsonl(gold: str | Path, preds: Mapping[str, str | Path], schema: st
     bench = load_jsonl_benchmark(gold, preds, schema, id_key=id_key, config=config)
     return evaluate_benchmark(bench, version=version, workers=workers, cache=cache,
                               cache_dir=cache_dir, keep_verdicts=keep_verdicts,
-                              progress=progress)
+                              progress=progress, executor=executor, scheduler=scheduler,
+                              verdicts_to=verdicts_to)
 
 
 def with_results(evaluation_bench: Benchmark, folder: str | Path, name: str) -> Benchmark:

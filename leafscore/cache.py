@@ -39,7 +39,7 @@ from pathlib import Path
 from typing import Any
 
 #: Bumped when the entry layout changes; part of every key.
-CACHE_FORMAT = "4"
+CACHE_FORMAT = "5"
 #: File name of the signing key inside a cache folder.
 SECRET_NAME = "secret.key"
 #: Bytes of a signing key (``secrets.token_bytes``).

@@ -35,6 +35,7 @@ from leafscore.benchmark import Benchmark
 from leafscore.cache import Cache, default_cache_dir
 from leafscore.config import BenchmarkConfig
 from leafscore.errors import InputError
+from leafscore.executors import EXECUTORS, ExecutorError
 from leafscore.hygiene import visible
 from leafscore.validate import validate_folder
 
@@ -54,6 +55,10 @@ def _fail(message: str) -> NoReturn:
     raise Failed(message)
 
 
+def _usage(message: str) -> NoReturn:
+    raise click.UsageError(message)
+
+
 def _note(message: str) -> None:
     click.echo(visible(f"leafscore: {message}"), err=True)
 
@@ -65,7 +70,7 @@ def handles_errors(command: Callable[..., Any]) -> Callable[..., Any]:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return command(*args, **kwargs)
-        except (InputError, Failed) as exc:
+        except (InputError, Failed, ExecutorError) as exc:
             click.echo(visible(f"leafscore: error: {exc}"), err=True)
             raise click.exceptions.Exit(EXIT_USAGE) from None
         except RecursionError:
@@ -86,20 +91,32 @@ def _root_argument(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _scoring_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--version, --workers, --no-cache, --cache-dir, declared once for every scoring
-    command and handed to it as one ``settings: ScoringSettings`` argument."""
+    """--version, --workers, --executor, --scheduler, --no-cache, --cache-dir, declared
+    once for every scoring command and handed to it as one ``settings: ScoringSettings``
+    argument."""
 
     @functools.wraps(command)
-    def with_settings(*args: Any, version: str | None, workers: int, no_cache: bool,
-                      cache_dir: Path | None, **kwargs: Any) -> Any:
-        settings = ScoringSettings(version, workers, no_cache, cache_dir)
+    def with_settings(*args: Any, version: str | None, workers: int, executor: str,
+                      scheduler: str | None, no_cache: bool, cache_dir: Path | None,
+                      **kwargs: Any) -> Any:
+        if scheduler and executor != "dask":
+            _usage("--scheduler goes with --executor dask")
+        settings = ScoringSettings(version, workers, no_cache, cache_dir, executor, scheduler)
         return command(*args, settings=settings, **kwargs)
 
     decorators = [
         click.option("--version", "version", type=click.Choice(scorer.SCORING_VERSIONS),
                      help="Scoring version (default: benchmark.toml's pin, else the latest)."),
         click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
-                     help="Worker processes; output is identical for every value."),
+                     help="Worker processes (local pool, or a Dask LocalCluster); output "
+                          "is identical for every value."),
+        click.option("--executor", type=click.Choice(EXECUTORS), default="local",
+                     show_default=True,
+                     help="Where documents are scored: this machine's process pool, or "
+                          "Dask (pip install 'leafscore[dask]'); same output."),
+        click.option("--scheduler", metavar="tcp://HOST:PORT",
+                     help="With --executor dask: an existing dask.distributed scheduler "
+                          "(default: a LocalCluster of --workers processes)."),
         click.option("--no-cache", is_flag=True, help="Rescore everything; write no cache."),
         click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
                      help="Cache folder (default $XDG_CACHE_HOME/leafscore)."),
@@ -130,6 +147,8 @@ class ScoringSettings:
     workers: int
     no_cache: bool
     cache_dir: Path | None
+    executor: str = "local"
+    scheduler: str | None = None
 
 
 def resolve_version(flag: str | None, config: BenchmarkConfig) -> str:
@@ -259,11 +278,13 @@ def _benchmark_source(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _open(source: Source, settings: ScoringSettings, *, systems: tuple[str, ...] = (),
-          verdicts: bool = True, needs_verdicts: str = "") -> api.Evaluation:
-    """Read and score the benchmark of ``source``; warnings to stderr as they come.
+          needs_verdicts: str = "", verdicts_to: Path | None = None,
+          keep_verdicts: bool = False) -> api.Evaluation:
+    """Read and score the benchmark of ``source``; warnings to stderr as they come. The
+    run keeps no verdicts (tables and summaries read each cell's folded error kinds).
 
     ``needs_verdicts`` names the command when it needs per-leaf verdicts: the version is
-    checked before any scoring. ``verdicts=False`` when no verdict will be read.
+    checked before any scoring. ``verdicts_to``: a file the verdicts are streamed to.
     """
     bench = _bench_of(source, systems)
     version = resolve_version(settings.version, bench.config)
@@ -271,11 +292,11 @@ def _open(source: Source, settings: ScoringSettings, *, systems: tuple[str, ...]
         latest = scorer.SCORING_VERSIONS[-1]
         _fail(f"`leafscore {needs_verdicts}` needs per-leaf verdicts, which version {version} "
               f"does not keep; pass --version {latest}")
-    return _evaluate(bench, settings, version, verdicts)
+    return _evaluate(bench, settings, version, keep_verdicts, verdicts_to)
 
 
 def _evaluate(bench: Benchmark, settings: ScoringSettings, version: str,
-              verdicts: bool) -> api.Evaluation:
+              verdicts: bool, verdicts_to: Path | None = None) -> api.Evaluation:
     printed = 0
 
     def early(warnings: Any) -> None:
@@ -287,7 +308,9 @@ def _evaluate(bench: Benchmark, settings: ScoringSettings, version: str,
     with _progress("scoring") as progress:
         evaluation = _analysis(lambda: api.evaluate_benchmark(
             bench, version=version, workers=settings.workers, cache=_cache(settings),
-            keep_verdicts=verdicts, progress=progress, before_scoring=early))
+            keep_verdicts=verdicts, progress=progress, before_scoring=early,
+            executor=settings.executor, scheduler=settings.scheduler,
+            verdicts_to=verdicts_to))
     for warning in evaluation.warnings[printed:]:
         _note(f"warning: {warning}")
     return evaluation
@@ -397,7 +420,7 @@ def score(source: Source, systems: tuple[str, ...], fmt: str,
           settings: ScoringSettings) -> None:
     """Score every document x system of ROOT (or of --gold/--pred/--schema JSONL files):
     document scores and each system's macro average (% in text, fractions in json/csv)."""
-    evaluation = _open(source, settings, systems=systems, verdicts=False)
+    evaluation = _open(source, settings, systems=systems)
     _emit(render_mod.render_matrix(evaluation.run, fmt))
 
 
@@ -428,7 +451,7 @@ def leaderboard(source: Source, out: Path | None, update: Path | None,
     for path in (out, update):  # refused before any scoring
         if path is not None:
             files.output_target(source.folder, path)
-    evaluation = _open(source, settings, systems=systems, verdicts=errors)
+    evaluation = _open(source, settings, systems=systems)
     correction = "none" if no_correction else "holm"
     board = _analysis(lambda: evaluation.leaderboard(resamples=resamples, seed=seed,
                                                      correction=correction, errors=errors))
@@ -526,16 +549,23 @@ def report(source: Source, out_dir: Path | None, force: bool, verdicts_path: Pat
     if not force and _foreign_summary(target / "summary.json"):
         _fail(f"{target / 'summary.json'} was not written by leafscore and would be replaced; "
               "pass --out DIR, or --force to replace it")
-    evaluation = _open(source, settings, needs_verdicts="report --verdicts"
-                       if verdicts_path is not None else "")
+    if verdicts_path is not None:  # streamed while scoring: its folder must exist first
+        try:
+            verdicts_path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            _fail(f"{verdicts_path.parent}: cannot create ({exc.strerror or exc})")
+    try:
+        evaluation = _open(source, settings, verdicts_to=verdicts_path,
+                           needs_verdicts="report --verdicts" if verdicts_path else "",
+                           keep_verdicts=html_path is not None)  # the page's drill-down
+    except ImportError as exc:
+        _fail(str(exc))
     try:
         paths = _analysis(lambda: evaluation.report(target, resamples=resamples, seed=seed))
         if verdicts_path is not None:
-            paths = (*paths, _analysis(lambda: evaluation.write_verdicts(verdicts_path)))
+            paths = (*paths, verdicts_path)
         if html_path is not None:
             paths = (*paths, _write_page(evaluation, html_path, resamples, seed))
-    except ImportError as exc:
-        _fail(str(exc))
     except OSError as exc:
         _fail(f"{target}: cannot write ({exc.strerror or exc}); pass --out DIR")
     for path in paths:
@@ -572,7 +602,7 @@ def explore(source: Source, out: Path, resamples: int, seed: int,
     heat map, per-field F1 and error kinds, a leaf-by-leaf drill-down and A/B comparisons.
     Its unfiltered numbers are summary.json's; it carries the signature."""
     _check_output(source, out)
-    evaluation = _open(source, settings)
+    evaluation = _open(source, settings, keep_verdicts=True)  # the drill-down shows them
     try:
         click.echo(str(_write_page(evaluation, out, resamples, seed)))
     except OSError as exc:
@@ -718,13 +748,13 @@ def diff_command(source: Source, base: str, head: str, fail_on_regression: bool,
     version = resolve_version(settings.version, bench.config)
     if base in bench.systems and head in bench.systems:
         keep = tuple(sorted({base, head}))
-        evaluation = other = _evaluate(_only(bench, keep), settings, version, True)
+        evaluation = other = _evaluate(_only(bench, keep), settings, version, False)
         base_name, head_name = base, head
     else:
         (base_bench, base_name), (head_bench, head_name) = (
             _side(source, bench, base, "--base"), _side(source, bench, head, "--head"))
-        evaluation = _evaluate(base_bench, settings, version, True)
-        other = _evaluate(head_bench, settings, version, True)
+        evaluation = _evaluate(base_bench, settings, version, False)
+        other = _evaluate(head_bench, settings, version, False)
     result = _analysis(lambda: evaluation.diff(
         base_name, head_name, tolerance=tolerance, resamples=resamples, seed=seed,
         head_evaluation=other, names=(base, head)))
@@ -755,7 +785,7 @@ def gate_command(source: Source, system: str, min_score: float | None,
     wanted = [_analysis(lambda text=text: gate_mod.parse_field_min(text)) for text in field_mins]
     if min_score is not None:
         _analysis(lambda: gate_mod.check_threshold(min_score, name="--min-score"))
-    evaluation = _open(source, settings, systems=(system,), verdicts=bool(wanted),
+    evaluation = _open(source, settings, systems=(system,),
                        needs_verdicts="gate --field-min" if wanted else "")
     result = _analysis(lambda: evaluation.gate(system, min_score=min_score, field_min=wanted))
     for failure in result.failures:
@@ -798,7 +828,7 @@ def power_command(source: Source, sd: float | None, delta: float, alpha: float, 
     --delta, from the paired per-document differences between systems (or --sd): per
     pair (leader vs each, adjacent ranks) and for the benchmark, with a bootstrap check
     of the power at each pair's MDD."""
-    evaluation = _open(source, settings, systems=systems, verdicts=False)
+    evaluation = _open(source, settings, systems=systems)
     analysis = _analysis(lambda: evaluation.power(sd=sd, delta=delta, alpha=alpha,
                                                   power=wanted, resamples=resamples,
                                                   seed=seed))
@@ -820,7 +850,8 @@ def suspects_command(source: Source, min_agree: int | None, systems: tuple[str, 
                      fmt: str, settings: ScoringSettings) -> None:
     """Label leaves where at least --min-agree systems give the same canonical value
     and it is not the label's: possible label errors, most agreement first (2.0 only)."""
-    evaluation = _open(source, settings, systems=systems, needs_verdicts="suspects")
+    evaluation = _open(source, settings, systems=systems, needs_verdicts="suspects",
+                       keep_verdicts=True)
     found = _analysis(lambda: evaluation.suspects(min_agree=min_agree))
     _emit(render_mod.render_suspects(found, fmt))
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from leafscore import stats
-from leafscore.fields import require_fields, sum_fields
+from leafscore.fields import system_fields
 from leafscore.signature import with_bootstrap
 
 
@@ -211,8 +211,8 @@ def _field_changes(
     base_run: Any, base_system: str, head_run: Any, head_system: str
 ) -> tuple[FieldChange, ...] | None:
     try:
-        before = {r.field: r.f1 for r in sum_fields(require_fields(base_run, base_system))}
-        after = {r.field: r.f1 for r in sum_fields(require_fields(head_run, head_system))}
+        before = {r.field: r.f1 for r in system_fields(base_run, base_system)}
+        after = {r.field: r.f1 for r in system_fields(head_run, head_system)}
     except ValueError:
         return None
     paths = sorted(before.keys() | after.keys())

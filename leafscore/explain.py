@@ -38,6 +38,9 @@ def explain(run: Any, system: str, document: str) -> Explanation:
     """
     if (system, document) not in run.cells:
         raise KeyError(f"no document {document!r} for system {system!r}")
+    if not getattr(run, "kept_verdicts", True):
+        raise ValueError("this run was scored without keeping its verdicts "
+                         "(keep_verdicts=False)")
     cell = run.cells[(system, document)]
     verdicts = getattr(cell.score, "verdicts", None)
     if verdicts is None:

@@ -1,7 +1,9 @@
 """Per-field analysis: TP/FP/FN, precision, recall, F1 and error categories, worst first.
 
-Reads the stored version-2.0 document scores of one system (their ``fields`` counts and
-``verdicts``) and sums them over documents; nothing is rescored. Version 1.0 keeps no
+Reads the stored version-2.0 document scores of one system (their ``fields`` counts) and
+their error kinds per field (folded from the verdicts when a cell was scored,
+:func:`error_kinds`) and sums them over documents; nothing is rescored and no verdict
+need be kept. Version 1.0 keeps no
 per-field record, so every function here raises ``ValueError`` on a 1.0 run.
 
 Precision, recall and F1 follow spec scoring-2.0 §4: ``P = TP / (TP + FP)``,
@@ -51,6 +53,27 @@ class FieldRow:
         return {"field": self.field, **self.counts.to_dict(), "errors": dict(self.errors)}
 
 
+def error_kinds(verdicts: Iterable[Any]) -> dict[str, dict[str, int]]:
+    """Field path -> error kind -> count, folded from one document's verdicts.
+
+    Keys are the fields with an error, and the fields seen only as correct absences
+    (mapped to ``{}``: they have no counts, yet are a row of the field table); a field
+    with verdicts but no error is left out (its counts make it a row). Kinds are those not
+    in :data:`NOT_ERRORS`, keys sorted. This is what a run keeps of a document's verdicts
+    for the per-field tables, so reports need not keep the verdicts themselves.
+    """
+    found: dict[str, Counter[str]] = {}
+    counted: set[str] = set()
+    for verdict in verdicts:
+        kinds = found.setdefault(verdict.field, Counter())
+        if verdict.kind != "correct_absence":
+            counted.add(verdict.field)
+        if verdict.kind not in NOT_ERRORS:
+            kinds[verdict.kind] += 1
+    return {path: {kind: kinds[kind] for kind in sorted(kinds)}
+            for path, kinds in sorted(found.items()) if kinds or path not in counted}
+
+
 def require_fields(run: Any, system: str) -> list[Any]:
     """The version-2.0 document scores of ``system`` in id order.
 
@@ -67,27 +90,48 @@ def require_fields(run: Any, system: str) -> list[Any]:
     return scores
 
 
-def sum_fields(scores: Iterable[Any]) -> tuple[FieldRow, ...]:
+def sum_fields(scores: Iterable[Any],
+               errors: Iterable[Mapping[str, Mapping[str, int]]] | None = None
+               ) -> tuple[FieldRow, ...]:
     """Sum per-field counts and error kinds over document scores, in field path order.
 
-    ``scores`` are version-2.0 ``DocScore``s: ``.fields`` (path -> counts with ``tp``,
-    ``fp``, ``fn``) and ``.verdicts`` (records with ``field`` and ``kind``).
+    ``scores`` are version-2.0 ``DocScore``s (``.fields``: path -> counts with ``tp``,
+    ``fp``, ``fn``). ``errors`` are their error kinds, one :func:`error_kinds` map per
+    score in the same order; by default they are folded from each score's ``.verdicts``.
     """
+    scores = list(scores)
+    per_doc = [error_kinds(s.verdicts) for s in scores] if errors is None else list(errors)
+    if len(per_doc) != len(scores):
+        raise ValueError(f"{len(per_doc)} error maps for {len(scores)} scores")
     counts: dict[str, scorer.FieldCounts] = {}
-    errors: dict[str, Counter[str]] = {}
-    for score in scores:
+    totals: dict[str, Counter[str]] = {}
+    for score, kinds in zip(scores, per_doc, strict=True):
         for path, field in score.fields.items():
             counts[path] = counts.get(path, scorer.FieldCounts()) + field
-        for verdict in score.verdicts:
-            errors.setdefault(verdict.field, Counter())
-            if verdict.kind not in NOT_ERRORS:
-                errors[verdict.field][verdict.kind] += 1
+        for path, found in kinds.items():
+            totals.setdefault(path, Counter()).update(found)
     rows = []
-    for path in sorted(counts.keys() | errors.keys()):
-        kinds = errors.get(path, Counter())
+    for path in sorted(counts.keys() | totals.keys()):
+        kinds = totals.get(path, Counter())
         rows.append(FieldRow(path, counts.get(path, scorer.FieldCounts()),
-                             errors={kind: kinds[kind] for kind in sorted(kinds)}))
+                             errors={kind: kinds[kind] for kind in sorted(kinds) if kinds[kind]}))
     return tuple(rows)
+
+
+def system_fields(run: Any, system: str) -> tuple[FieldRow, ...]:
+    """Per-field rows of one system over every document of ``run``, in field path order,
+    from each cell's folded error kinds (``Cell.field_errors``), so the run need not
+    keep verdicts. Raises as :func:`require_fields`."""
+    scores = require_fields(run, system)
+    cells = [run.cells[(system, doc)] for doc in run.documents]
+    return sum_fields(scores, [cell_errors(cell) for cell in cells])
+
+
+def cell_errors(cell: Any) -> Mapping[str, Mapping[str, int]]:
+    """A cell's per-field error kinds: its folded ``errors`` when it has them (a
+    ``runner.Cell``), else folded from its score's verdicts."""
+    folded = getattr(cell, "errors", None)
+    return folded if folded is not None else error_kinds(cell.score.verdicts)
 
 
 def worst_first(rows: Iterable[FieldRow]) -> tuple[FieldRow, ...]:
@@ -104,4 +148,4 @@ def field_table(run: Any, system: str) -> tuple[FieldRow, ...]:
 
     Raises ``ValueError`` on a version-1.0 run and ``KeyError`` for an unknown system.
     """
-    return worst_first(sum_fields(require_fields(run, system)))
+    return worst_first(system_fields(run, system))

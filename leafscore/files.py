@@ -1,8 +1,8 @@
 """Files leafscore writes and paths it follows: atomic writes, contained paths, safe names.
 
-* :func:`atomic_write_bytes` / :func:`atomic_write_text` write a temporary file in the
-  target's folder, ``fsync`` it, then ``os.replace`` it over the target: a reader (or a
-  run killed mid-write) sees the old file or the new one, never half of one.
+* :func:`atomic_write_bytes` / :func:`atomic_write_text` / :func:`atomic_writer` write a
+  temporary file in the target's folder, ``fsync`` it, then ``os.replace`` it over the
+  target: a reader (or a run killed mid-write) sees the old file or the new one, never half of one.
 * :func:`safe_child` joins a relative path under a root and refuses anything that
   resolves outside it (``..``, absolute paths, symlinks pointing out).
 * :func:`check_name` refuses system names and document ids that could act as paths.
@@ -21,7 +21,9 @@ import os
 import stat
 import tempfile
 import unicodedata
+from collections.abc import Iterator
 from pathlib import Path
+from typing import BinaryIO
 
 from leafscore.errors import InputError
 
@@ -30,6 +32,7 @@ __all__ = [
     "MAX_NAME_BYTES",
     "atomic_write_bytes",
     "atomic_write_text",
+    "atomic_writer",
     "check_name",
     "check_output_path",
     "output_target",
@@ -57,7 +60,25 @@ os.umask(_UMASK)
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Replace the file at ``path`` by ``data`` atomically.
+    """Replace the file at ``path`` by ``data`` atomically (:func:`atomic_writer`).
+
+    Raises
+    ------
+    FileExistsError
+        If ``path`` exists and is neither a regular file nor a symlink.
+    OSError
+        If the folder is missing or not writable, or the disk is full.
+    """
+    with atomic_writer(path) as stream:
+        stream.write(data)
+
+
+@contextlib.contextmanager
+def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """A binary stream whose content replaces the file at ``path`` when the ``with``
+    block ends normally, atomically; nothing is left behind when it raises (Ctrl-C
+    included), so output can be streamed as it is produced and still never be seen half
+    written.
 
     A temporary file ``.<name>.<random>.tmp`` is written in the same folder, flushed
     and ``fsync``-ed, given the old regular file's permission bits (or ``0o644`` less the
@@ -71,8 +92,6 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     path : str or path-like
         The target file; its folder must exist. A symlink at ``path`` is replaced by a
         regular file, never written through.
-    data : bytes
-        The complete new content.
 
     Raises
     ------
@@ -96,7 +115,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
     handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as stream:
-            stream.write(data)
+            yield stream
             stream.flush()
             os.fsync(stream.fileno())
         os.chmod(temp, mode)

@@ -54,7 +54,7 @@ def _statuses(run: Run, system: str) -> dict[str, int]:
 
 def _field_rows(run: Run, system: str) -> tuple[Any, ...] | None:
     try:
-        return fields_mod.sum_fields(fields_mod.require_fields(run, system))
+        return fields_mod.system_fields(run, system)
     except ValueError:
         return None
 

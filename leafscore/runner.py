@@ -4,9 +4,13 @@ The data model (``Cell``, ``Run``) is shared by every command: analysis modules
 (leaderboard, fields, diff, gate) read a ``Run`` and never rescore (STYLE.md §1).
 
 ``score_benchmark`` keys every (system, document) by content (``cache.cache_key``), takes
-what the cache holds, scores the rest serially or in worker processes (``fork`` where
-available, so the benchmark is shared, not pickled), and assembles the cells in id order,
-so the output never depends on ``workers`` or on completion order. Scoring itself is
+what the cache holds, and scores the rest in batches on an executor (``executors``: this
+process, a local pool, or Dask), which returns them in order. Cells are folded in id
+order as they arrive (``folded``: error kinds per field kept, verdicts dropped unless
+asked for), the cache is read and written here, in the client, never by a worker, and
+``on_cell`` sees each complete cell, verdicts included, in that order; so the output
+never depends on the executor, ``workers`` or completion order, and a run holds the
+verdicts of O(batch) documents at a time. Scoring itself is
 ``scorer.score``; what a missing or unreadable result becomes is a per-version rule
 (``RULES``).
 """
@@ -15,10 +19,9 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import itertools
 import math
-import multiprocessing
-from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -27,6 +30,8 @@ import scorer
 from leafscore import __version__
 from leafscore.benchmark import Benchmark, Document, RawResult, read_result
 from leafscore.cache import Cache, cache_key, code_digest, options_sha256
+from leafscore.executors import Executor, ExecutorError, make_executor
+from leafscore.fields import NOT_ERRORS, error_kinds
 from leafscore.signature import format_signature, set_digest
 
 #: The statuses a ``Cell`` may carry.
@@ -47,6 +52,42 @@ class Cell:
     status: str
     score: Any
     warnings: tuple[str, ...] = ()
+    errors: Mapping[str, Mapping[str, int]] | None = None
+
+    def field_errors(self) -> Mapping[str, Mapping[str, int]] | None:
+        """Field path -> error kind -> count of this document (``fields.error_kinds``):
+        ``errors`` when folded at scoring time, else folded from the score's verdicts;
+        ``None`` for a score without verdicts (1.0, or a missing result under 1.0)."""
+        if self.errors is not None:
+            return self.errors
+        verdicts = getattr(self.score, "verdicts", None)
+        return None if verdicts is None else error_kinds(verdicts)
+
+
+def folded(cell: Cell, *, verdicts: bool) -> Cell:
+    """``cell`` with its error kinds folded per field (``Cell.errors``) and, unless
+    ``verdicts``, its score's verdicts dropped (``verdicts == ()``): what a run keeps of a
+    document, O(fields) instead of O(leaves). A score without verdicts is returned as is.
+    """
+    if getattr(cell.score, "verdicts", None) is None:
+        return cell
+    score = cell.score if verdicts or not cell.score.verdicts \
+        else dataclasses.replace(cell.score, verdicts=())
+    return Cell(cell.status, score, cell.warnings, cell.field_errors())
+
+
+def shared_parts(cell: Cell, table: dict[Any, Any]) -> Cell:
+    """``cell`` with the equal parts of its 2.0 score (each field's counts, the verdict
+    counts) replaced by the first equal one met in ``table`` (one table per run): equal
+    values, one copy each, so a run of many similar documents holds few of them. Parts
+    are never mutated. Any other score is returned as is."""
+    score = cell.score
+    if not isinstance(score, scorer.DocScore):
+        return cell
+    fields = {path: table.setdefault(counts, counts) for path, counts in score.fields.items()}
+    counts = table.setdefault(("counts", *score.counts.items()), score.counts)
+    return dataclasses.replace(cell, score=dataclasses.replace(score, fields=fields,
+                                                               counts=counts))
 
 
 @dataclass(frozen=True)
@@ -56,6 +97,8 @@ class Run:
     ``documents`` are label ids, sorted; ``systems`` sorted; ``cells`` holds every
     ``(system, doc_id)`` pair. ``metadata`` maps doc_id -> metadata columns (may be
     empty); ``digests`` maps a relative path (``"schemas/a.json"``) -> sha256 hex.
+    ``kept_verdicts`` is False when the cells' scores carry no verdicts (scored with
+    ``verdicts=False``; their per-field error kinds are in ``Cell.errors``).
     """
 
     version: str
@@ -66,6 +109,7 @@ class Run:
     metadata: Mapping[str, Mapping[str, Any]]
     digests: Mapping[str, str]
     signature: str
+    kept_verdicts: bool = True
 
     def document_scores(self, system: str) -> list[float | None]:
         """Document scores of ``system`` in id order: floats in [0, 1], ``None`` = not scored.
@@ -134,12 +178,13 @@ def _store(cache: Cache, key: str, cell: Cell, raw: RawResult) -> None:
     system's file when read for it).
     """
     prefix = f"{raw.file}"
-    if not all(w.startswith(prefix) for w in cell.warnings):
+    if cache.directory is None or not all(w.startswith(prefix) for w in cell.warnings):
         return
     score = None if cell.score is None else _to_dict(cell.score)
     verdicts = None if score is None else score.pop("verdicts", None)
+    errors = cell.field_errors()
     entry = {"status": cell.status, "warnings": [w[len(prefix):] for w in cell.warnings],
-             "score": score}
+             "score": score, "errors": None if errors is None else dict(errors)}
     cache.put(key, entry, verdicts)
 
 
@@ -166,24 +211,31 @@ def _load(cache: Cache, key: str, raw: RawResult, version: str, *,
         score = None if stored is None else record.result_type.from_dict(stored)
     except (KeyError, TypeError, ValueError):
         return None
-    if stored is not None and "verdicts" in stored and _verdicts_disagree(score):
+    if stored is not None and "verdicts" in stored and _verdicts_disagree(score,
+                                                                          entry["errors"]):
         return None
-    return Cell(entry["status"], score, tuple(raw.file + w for w in entry["warnings"]))
+    return Cell(entry["status"], score, tuple(raw.file + w for w in entry["warnings"]),
+                entry["errors"])
 
 
 def entry_problem(entry: Any, record: scorer.ScoringVersion, *, missing: bool) -> str:
     """Why a cache entry cannot be used for a cell of ``record``'s version (``""``: it can).
 
-    ``entry`` is ``{"status", "warnings", "score"}`` as parsed; ``missing`` says whether
-    the result file is absent. The status must be one of :data:`STATUSES` and agree with
-    ``missing``; warnings a list of strings; the score absent exactly when the version
-    leaves a missing result unscored, else checked by its type (``_SCORE_CHECKS``): values
-    finite and in [0, 1], counts non-negative integers that reproduce the value.
+    ``entry`` is ``{"status", "warnings", "score", "errors"}`` as parsed; ``missing``
+    says whether the result file is absent. The status must be one of :data:`STATUSES`
+    and agree with ``missing``; warnings a list of strings; the score absent exactly when
+    the version leaves a missing result unscored, else checked by its type
+    (``_SCORE_CHECKS``): values finite and in [0, 1], counts non-negative integers that
+    reproduce the value; ``errors`` (per-field error kinds) present exactly for a score
+    with verdicts, and summing to its counts of each error kind (``_errors_problem``).
     Never raises.
     """
-    if not isinstance(entry, dict) or set(entry) != {"status", "warnings", "score"}:
+    if not isinstance(entry, dict) or set(entry) != {"status", "warnings", "score", "errors"}:
         return "not an entry"
     status, warnings, score = entry["status"], entry["warnings"], entry["score"]
+    problem = _errors_problem(entry["errors"], score, record)
+    if problem:
+        return problem
     if status not in STATUSES or (status == "missing") != missing:
         return f"status {status!r} does not fit the result"
     if not isinstance(warnings, list) or not all(isinstance(w, str) for w in warnings):
@@ -197,6 +249,30 @@ def entry_problem(entry: Any, record: scorer.ScoringVersion, *, missing: bool) -
     if score.get("version", record.name) != record.name:
         return f"score of version {score['version']!r}"
     return check(score, status)
+
+
+def _errors_problem(errors: Any, score: Any, record: scorer.ScoringVersion) -> str:
+    """Why a stored per-field error map does not fit its score (``""``: it does): none
+    for a score without verdicts; else field -> error kind -> positive count, kinds
+    summing over fields to the score's count of that kind."""
+    if score is None or not record.has_verdicts:
+        return "" if errors is None else "error kinds stored for a score without verdicts"
+    if not isinstance(errors, dict) or not isinstance(score, dict) \
+            or not isinstance(score.get("counts"), dict):
+        return "error kinds are not an object"
+    sums: dict[str, int] = {}
+    for kinds in errors.values():
+        if not isinstance(kinds, dict):
+            return "error kinds are not counts"
+        for kind, n in kinds.items():
+            if kind in NOT_ERRORS or kind not in scorer.VERDICT_KINDS or not _is_count(n) \
+                    or n == 0:
+                return f"error kind {kind!r} is not a positive count of an error"
+            sums[kind] = sums.get(kind, 0) + n
+    counts = score["counts"]
+    wrong = [k for k in scorer.VERDICT_KINDS if k not in NOT_ERRORS
+             and sums.get(k, 0) != counts.get(k)]
+    return f"error kinds do not sum to the counts of {wrong[0]!r}" if wrong else ""
 
 
 @functools.cache
@@ -282,49 +358,66 @@ _SCORE_CHECKS: dict[type, Callable[[dict[str, Any], str], str]] = {
 }
 
 
-def _verdicts_disagree(score: Any) -> bool:
-    """Whether the verdicts of a stored 2.0 score sum to other counts or fields than the
-    ones stored with them (so what ``explain`` lists is what the numbers say)."""
+def _verdicts_disagree(score: Any, errors: Any) -> bool:
+    """Whether the verdicts of a stored 2.0 score sum to other counts, fields or error
+    kinds than the ones stored with them (so what ``explain`` lists is what the numbers
+    say)."""
     try:
         again = scorer.DocScore.from_verdicts(score.verdicts)
-    except (KeyError, TypeError):
+        kinds = error_kinds(score.verdicts)
+    except (AttributeError, KeyError, TypeError):
         return True
-    return again.counts != score.counts or again.fields != score.fields
+    return again.counts != score.counts or again.fields != score.fields or kinds != errors
+
+
+#: Most pairs in one batch sent to a worker (fewer when a run is small, so that every
+#: worker gets some).
+MAX_BATCH: int = 100
 
 
 @dataclass(frozen=True)
-class _Job:
-    """What a worker needs, set once per process (fork shares it without pickling)."""
+class BatchJob:
+    """What every batch needs, sent to each worker once: ``docs`` doc_id -> Document,
+    the scoring ``version`` and ``options``, the client's ``code`` digest
+    (``cache.code_digest``), and whether cells come back with their ``verdicts``."""
 
-    bench: Benchmark
     docs: Mapping[str, Document]
     version: str
     options: Any
-    cache: Cache
-    keys: Mapping[tuple[str, str], str]
+    code: str
     verdicts: bool
 
 
-_JOB: _Job | None = None
+def score_batch(job: BatchJob, batch: Sequence[tuple[str, RawResult]]) -> list[Cell]:
+    """Cells of one batch of ``(doc_id, raw result)``, in order: each scored as
+    ``score_cell`` and ``folded`` (verdicts kept only when ``job.verdicts``). Pure: writes
+    nothing (the client caches).
+
+    Raises ``ExecutorError`` when this process runs other scoring code than the client
+    (another scorer.py, reader or library version: its scores would be cached as the
+    client's), and ``scorer.ScoringError`` as ``score_cell``.
+    """
+    if code_digest() != job.code:
+        raise ExecutorError("a worker runs other scoring code than this process "
+                            "(scorer.py, leafscore or a library differs); install the same "
+                            "versions on every worker")
+    return [folded(score_cell(job.docs[doc_id], raw, job.version, job.options),
+                   verdicts=job.verdicts) for doc_id, raw in batch]
 
 
-def _init_worker(job: _Job | None) -> None:
-    global _JOB
-    _JOB = job
+def batch_size(executor: Executor, pairs: int) -> int:
+    """Pairs per batch: the executor's ``batch_size``, else about four batches per
+    worker, at most :data:`MAX_BATCH`."""
+    if executor.batch_size:
+        return executor.batch_size
+    return max(1, min(MAX_BATCH, math.ceil(pairs / (4 * executor.workers))))
 
 
-def _work(pair: tuple[str, str]) -> Cell:
-    """Score one pair in a worker (or in the parent when serial) and cache it."""
-    job = _JOB
-    if job is None:  # pragma: no cover - set by _init_worker
-        raise RuntimeError("worker used before initialisation")
-    raw = job.bench.results[pair]
-    cell = score_cell(job.docs[pair[1]], raw, job.version, job.options)
-    _store(job.cache, job.keys[pair], cell, raw)
-    if not job.verdicts and getattr(cell.score, "verdicts", None):
-        # Not wanted by the caller: dropping them here spares pickling them back.
-        cell = Cell(cell.status, dataclasses.replace(cell.score, verdicts=()), cell.warnings)
-    return cell
+def _batches(bench: Benchmark, todo: Sequence[tuple[str, str]],
+             size: int) -> Iterator[list[tuple[str, RawResult]]]:
+    """``todo`` as batches of ``(doc_id, raw result)``, drawn lazily, in order."""
+    for start in range(0, len(todo), size):
+        yield [(doc, bench.results[(system, doc)]) for system, doc in todo[start:start + size]]
 
 
 def score_benchmark(
@@ -336,6 +429,8 @@ def score_benchmark(
     cache: Cache | None = None,
     progress: Callable[[int, int], None] | None = None,
     verdicts: bool = True,
+    executor: Executor | None = None,
+    on_cell: Callable[[tuple[str, str], Cell], None] | None = None,
 ) -> Run:
     """Score every (system, document) of ``bench`` into a ``Run``.
 
@@ -346,15 +441,21 @@ def score_benchmark(
     options : scorer.Options
         Benchmark-wide scoring options.
     workers : int, default=1
-        Processes to score with (>= 1); the output is identical for every value.
+        Processes of the default executor (``executors.make_executor("local", ...)``);
+        ignored when ``executor`` is given. The output is identical for every value.
     cache : Cache, optional
-        Per-document cache; cached cells are not rescored.
+        Per-document cache; cached cells are not rescored. Read and written here only.
     progress : callable(done, total), optional
-        Called in this process after each cell is ready.
+        Called in this process after each cell is folded.
     verdicts : bool, default=True
-        False when the caller reads no verdicts (values, counts and fields only): a
-        version-2.0 score read from the cache then carries ``verdicts == ()``, which
-        saves parsing them (most of a warm run's time on large documents).
+        Whether the run keeps every document's verdicts (``explain``, ``verdicts``).
+        False keeps each cell's counts and per-field error kinds only (every table and
+        summary), and then saves parsing verdicts from a warm cache.
+    executor : executors.Executor, optional
+        Where batches are scored (this process, a local pool, Dask).
+    on_cell : callable((system, doc_id), Cell), optional
+        Called with each complete cell, verdicts included, in ``(system, doc_id)`` order
+        as cells arrive (a streamed verdict export).
 
     Raises
     ------
@@ -363,10 +464,11 @@ def score_benchmark(
     scorer.ScoringError
         For a schema or label the metric cannot score (the first met, in id order
         when serial).
+    executors.ExecutorError
+        When the executor cannot score (e.g. a Dask scheduler that cannot be reached).
     """
-    scorer.scoring_version(version)  # ValueError for an unknown version
-    if workers < 1:
-        raise ValueError(f"workers={workers} must be at least 1")
+    record = scorer.scoring_version(version)  # ValueError for an unknown version
+    executor = executor or make_executor("local", workers=workers)
     cache = cache or Cache(None)
     options_digest, code = options_sha256(options), code_digest()
     pairs = [(s, d.id) for s in bench.systems for d in bench.documents]
@@ -380,51 +482,50 @@ def score_benchmark(
         )
         for s, d in pairs
     }
-    cells: dict[tuple[str, str], Cell] = {}
+    detail = record.has_verdicts and (verdicts or on_cell is not None)
+    cached: dict[tuple[str, str], Cell] = {}
     todo: list[tuple[str, str]] = []
     for pair in pairs:
-        cell = _load(cache, keys[pair], bench.results[pair], version, verdicts=verdicts)
+        cell = _load(cache, keys[pair], bench.results[pair], version, verdicts=detail)
         if cell is None:
             todo.append(pair)
         else:
-            cells[pair] = cell
-    done, total = len(cells), len(pairs)
+            cached[pair] = folded(cell, verdicts=False)
+    done, total = len(cached), len(pairs)
     if progress:
         progress(done, total)
-    job = _Job(bench, docs, version, options, cache, keys, verdicts)
-    for pair, cell in zip(todo, _map(job, todo, workers), strict=True):
-        cells[pair] = cell
-        done += 1
-        if progress:
-            progress(done, total)
-    ordered = {pair: cells[pair] for pair in pairs}
+    returns_verdicts = detail or cache.directory is not None
+    job = BatchJob(docs, version, options, code, returns_verdicts)
+    fresh = itertools.chain.from_iterable(executor.map_batches(
+        score_batch, job, _batches(bench, todo, batch_size(executor, len(todo)))))
+    cells: dict[tuple[str, str], Cell] = {}
+    table: dict[Any, Any] = {}
+    for pair in pairs:
+        raw = bench.results[pair]
+        cell = cached.pop(pair, None)
+        if cell is None:
+            cell = next(fresh)
+            _store(cache, keys[pair], cell, raw)
+            done += 1
+            if progress:
+                progress(done, total)
+        elif detail:  # read again, verdicts and all, only now: O(1) of them held
+            cell = _load(cache, keys[pair], raw, version, verdicts=True) \
+                or score_batch(job, [(pair[1], raw)])[0]
+        if on_cell:
+            on_cell(pair, cell)
+        cells[pair] = shared_parts(folded(cell, verdicts=verdicts), table)
     return Run(
         version=version,
         options=options,
         documents=bench.ids(),
         systems=bench.systems,
-        cells=MappingProxyType(ordered),
+        cells=MappingProxyType(cells),
         metadata=bench.metadata,
         digests=MappingProxyType(bench.digests),
         signature=run_signature(bench, version, options),
+        kept_verdicts=verdicts,
     )
-
-
-def _map(job: _Job, todo: list[tuple[str, str]], workers: int) -> Iterator[Cell]:
-    """Cells of ``todo`` in order, scored serially or by ``workers`` processes."""
-    if workers == 1 or len(todo) < 2:
-        _init_worker(job)
-        try:
-            yield from map(_work, todo)
-        finally:
-            _init_worker(None)
-        return
-    methods = multiprocessing.get_all_start_methods()
-    context = multiprocessing.get_context("fork" if "fork" in methods else None)
-    chunk = max(1, min(64, len(todo) // (workers * 8)))
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_init_worker,
-                             initargs=(job,)) as pool:
-        yield from pool.map(_work, todo, chunksize=chunk)
 
 
 def run_signature(bench: Benchmark, version: str, options: Any) -> str:

@@ -40,6 +40,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from scipy.stats import norm
@@ -122,7 +123,8 @@ def score_matrix(rows: list[list[float | None]]) -> np.ndarray:
 
 
 def bootstrap_counts(
-    n_documents: int, *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+    n_documents: int, *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
+    dtype: Any = np.int64,
 ) -> np.ndarray:
     """How often each document is drawn in each bootstrap resample.
 
@@ -134,10 +136,12 @@ def bootstrap_counts(
         Number of resamples, >= 1.
     seed : int, default=12345
         Seeds ``numpy.random.default_rng``; the same seed gives the same draws.
+    dtype : numpy dtype, default=int64
+        Of the result (``float64`` spares a matrix product converting it).
 
     Returns
     -------
-    ndarray of shape (resamples, n_documents), dtype int64
+    ndarray of shape (resamples, n_documents), dtype ``dtype``
         Row ``r`` counts the documents of draw ``r`` (``n_documents`` draws with
         replacement, so each row sums to ``n_documents``).
 
@@ -151,10 +155,22 @@ def bootstrap_counts(
     if resamples < 1:
         raise ValueError(f"resamples={resamples} must be at least 1")
     rng = np.random.default_rng(seed)
-    draws = rng.integers(0, n_documents, size=(resamples, n_documents))
-    flat = draws + n_documents * np.arange(resamples)[:, None]
-    counts = np.bincount(flat.ravel(), minlength=resamples * n_documents)
-    return counts.reshape(resamples, n_documents).astype(np.int64)
+    counts = np.empty((resamples, n_documents), dtype=dtype)
+    # Drawn a block of resamples at a time (the generator's stream is the same as one
+    # draw of the whole matrix), so memory holds the counts and one block, not three
+    # copies of the matrix (640 MB at 20,000 documents).
+    step = max(1, _DRAW_BLOCK // n_documents)
+    for start in range(0, resamples, step):
+        rows = min(step, resamples - start)
+        draws = rng.integers(0, n_documents, size=(rows, n_documents))
+        draws += n_documents * np.arange(rows)[:, None]
+        counts[start:start + rows] = np.bincount(
+            draws.ravel(), minlength=rows * n_documents).reshape(rows, n_documents)
+    return counts
+
+
+#: Draws made at once by :func:`bootstrap_counts`.
+_DRAW_BLOCK: int = 1 << 20
 
 
 def bootstrap_macro(
@@ -184,7 +200,9 @@ def bootstrap_macro(
         If there are no documents or ``resamples < 1``.
     """
     scores = np.atleast_2d(np.asarray(scores, dtype=float))
-    counts = bootstrap_counts(scores.shape[1], resamples=resamples, seed=seed)
+    # Float counts: the products below would convert int64 counts to exactly these.
+    counts = bootstrap_counts(scores.shape[1], resamples=resamples, seed=seed,
+                              dtype=np.float64)
     scored = ~np.isnan(scores)
     # Sum deviations from each system's own mean, then add the mean back: a system with
     # one score on every document gets exactly that score in every draw, not ulps off.

@@ -34,7 +34,7 @@ RUNNABLE = ("leafscore ", "python3 scorer.py", "python scorer.py")
 #: Every doc line part not run, with the reason: (file, command).
 SKIPPED = [
     ("README.md", "python3 -m pip install -e ."),          # installs
-    ("README.md", 'python3 -m pip install -e ".[test]"'),  # installs
+    ("README.md", 'python3 -m pip install -e ".[test,dask]"'),  # installs
     ("README.md", "python3 -m pytest"),                    # is this test run
 ]
 
@@ -377,3 +377,9 @@ def test_the_workflows_shell_steps_run_on_the_sample_and_leave_the_leaderboard_s
     posted = summary.read_text(encoding="utf-8")
     assert "| system " in posted and "| atlas " in posted and "| drift " in posted
     assert re.search(r"^leafscore:2\.0\|", posted, re.MULTILINE)
+
+
+def test_the_readme_test_command_is_what_ci_runs():
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
+    command = next(line for line in ci.splitlines() if "pip install" in line)
+    assert command in (REPO / "README.md").read_text(encoding="utf-8")
