@@ -90,9 +90,12 @@ class Node:
     options: dict[str, Any] | None = None
     ref: bool = False
 
-    def ordered(self) -> bool:
-        """Whether this array's items are compared by position."""
-        return bool(self.options and self.options.get("ordered"))
+    def ordered(self, inherited: bool = False) -> bool:
+        """Whether this node's arrays compare items by position: its own ``ordered``
+        option, else the nearest ancestor's (options are inherited, spec 2.0 §7)."""
+        if self.options and "ordered" in self.options:
+            return bool(self.options["ordered"])
+        return inherited
 
 
 def _options(kind: str) -> st.SearchStrategy[dict[str, Any] | None]:
@@ -288,18 +291,22 @@ def mutate(node: Node, value: Any, rnd: random.Random) -> Any:
     return value
 
 
-def shuffle_arrays(node: Node, value: Any, rnd: random.Random) -> Any:
-    """``value`` with the items of every unordered schema array shuffled, at any depth."""
+def shuffle_arrays(node: Node, value: Any, rnd: random.Random,
+                   ordered: bool = False) -> Any:
+    """``value`` with the items of every unordered schema array shuffled, at any depth
+    (``ordered`` as inherited from the ancestors: an array under an ordered one is
+    ordered too unless it says otherwise)."""
+    ordered = node.ordered(ordered)
     if node.kind == "object" and isinstance(value, dict):
         return {
-            k: shuffle_arrays(node.children[k], v, rnd) if k in node.children else v
+            k: shuffle_arrays(node.children[k], v, rnd, ordered) if k in node.children else v
             for k, v in value.items()
         }
     if node.kind == "map" and isinstance(value, dict):
-        return {k: shuffle_arrays(node.children["*"], v, rnd) for k, v in value.items()}
+        return {k: shuffle_arrays(node.children["*"], v, rnd, ordered) for k, v in value.items()}
     if node.kind == "array" and isinstance(value, list):
-        items = [shuffle_arrays(node.children["[]"], v, rnd) for v in value]
-        if not node.ordered():
+        items = [shuffle_arrays(node.children["[]"], v, rnd, ordered) for v in value]
+        if not ordered:
             rnd.shuffle(items)
         return items
     return value
