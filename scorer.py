@@ -2350,6 +2350,10 @@ _V1_DENSE_MAX_KEYS = 32
 #: Relative cost of one candidate pair in the sparse (Python) walk against one
 #: pair-key cell of the dense (numpy) one; measured, roughly.
 _V1_SPARSE_COST = 200
+#: Cells (label items x result items x keys) up to which the dense walk is taken without
+#: weighing the sparse one: both give the same bits, and counting shared leaves costs
+#: more than the dense walk itself on arrays of this size.
+_V1_DENSE_SMALL = 20_000
 
 
 def _v1_greedy_sum(label_leaves: list[dict[str, Any]],
@@ -2362,6 +2366,9 @@ def _v1_greedy_sum(label_leaves: list[dict[str, Any]],
     each group takes matters (all additions inside a group add the same value).
     """
     keys = {k for leaves in (*label_leaves, *result_leaves) for k in leaves}
+    dense = len(label_leaves) * len(result_leaves) * (len(keys) + 1)
+    if len(keys) <= _V1_DENSE_MAX_KEYS and dense <= _V1_DENSE_SMALL:
+        return _v1_greedy_dense(label_leaves, result_leaves)  # small: no need to compare costs
     label_codes, result_codes = _v1_leaf_codes(label_leaves, result_leaves)
     postings: dict[int, list[int]] = {}
     for j, codes in enumerate(result_codes):
@@ -2373,7 +2380,6 @@ def _v1_greedy_sum(label_leaves: list[dict[str, Any]],
             label_count[code] = label_count.get(code, 0) + 1
     # Pairs the sparse walk visits: one per shared (key, value) leaf of a pair.
     shared = sum(n * len(postings.get(code, ())) for code, n in label_count.items())
-    dense = len(label_leaves) * len(result_leaves) * (len(keys) + 1)
     if len(keys) <= _V1_DENSE_MAX_KEYS and dense <= _V1_SPARSE_COST * (
             shared + len(label_leaves) + len(result_leaves)):
         return _v1_greedy_dense(label_leaves, result_leaves)
