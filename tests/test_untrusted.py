@@ -25,15 +25,32 @@ from leafscore import files, hygiene, names
 REPO = Path(__file__).resolve().parent.parent
 
 
+# The child's own peak: VmHWM belongs to its address space. ru_maxrss does not do here:
+# Linux carries the parent's resident size across fork and exec into it, so a child of a
+# large pytest process would report the parent's size.
+_PEAK = """
+def _peak_mib():
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+"""
+
+
 def _run_limited(code: str) -> dict:
     """Run ``code`` in a fresh interpreter; it prints one JSON object, returned here.
 
-    ``peak_mib`` is added: the child's peak resident memory (``ru_maxrss``, Linux KiB).
+    ``peak_mib`` is added: the child's peak resident memory in MiB (``VmHWM``).
     """
     wrapper = (
         f"import json, resource, sys, time\nsys.path.insert(0, {str(REPO)!r})\nout = {{}}\n"
+        + _PEAK
         + textwrap.dedent(code)
-        + "\nout['peak_mib'] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024"
+        + "\nout['peak_mib'] = _peak_mib()"
         + "\nprint(json.dumps(out))\n"
     )
     done = subprocess.run([sys.executable, "-c", wrapper], capture_output=True, text=True,
