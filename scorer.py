@@ -1315,32 +1315,63 @@ def _solve(rows: int, cols: int, row: np.ndarray, col: np.ndarray, weight: np.nd
     (``row[k]``, ``col[k]``) of positive integer ``weight[k]``; items on no chosen edge
     stay unpaired. Returns (row, col) pairs sorted by row.
 
-    Exact: scipy's ``linear_sum_assignment`` on the dense matrix when it is small, else
-    LAPJVsp (``scipy.sparse.csgraph.min_weight_full_bipartite_matching``) on cost
-    ``ceiling - weight`` with one private dummy column of cost ``ceiling`` per row, so a
-    full matching always exists and choosing a dummy means "unpaired". Deterministic for
-    a given input order.
+    The edges are sorted by (row, column) and handed to :func:`_assign`, so the solver sees
+    one canonical problem whatever order they came in. Deterministic.
     """
     if len(weight) == 0:
         return []
-    if _forced(row, col):  # no row or column with two candidates: every edge is chosen
-        order = np.argsort(row, kind="stable")
-        return list(zip(row[order].tolist(), col[order].tolist(), strict=True))
+    forced = _forced(row, col)
+    row = np.asarray(row, np.int64)
+    order = np.lexsort((col, row))
+    indptr = np.zeros(rows + 1, np.int64)
+    np.cumsum(np.bincount(row, minlength=rows), out=indptr[1:])
+    return _assign(rows, cols, indptr, np.asarray(col)[order].astype(np.int32),
+                   np.asarray(weight)[order].astype(np.float64), forced)
+
+
+def _assign(rows: int, cols: int, indptr: np.ndarray, col: np.ndarray, weight: np.ndarray,
+            forced: bool) -> list[tuple[int, int]]:
+    """:func:`_solve` of edges in CSR form: row ``r``'s edges are ``col[indptr[r]:
+    indptr[r + 1]]`` (ascending, int32) with positive integer weights ``weight`` (float64,
+    exact; overwritten). ``forced``: no row or column is on two edges (then every edge is
+    chosen).
+
+    Exact: scipy's ``linear_sum_assignment`` on the dense matrix when it is small, else
+    LAPJVsp (``scipy.sparse.csgraph.min_weight_full_bipartite_matching``) on cost
+    ``ceiling - weight`` with one private dummy column of cost ``ceiling`` per row, last in
+    its row, so a full matching always exists and choosing a dummy means "unpaired". The
+    CSR graph is written directly in canonical order (rows ascending, columns ascending in
+    each row), without COO copies.
+    """
+    if len(weight) == 0:
+        return []
+    counts = np.diff(indptr)
+    if forced:  # every edge is chosen
+        row = np.repeat(np.arange(rows), counts)
+        return list(zip(row.tolist(), col.tolist(), strict=True))
     from scipy.optimize import linear_sum_assignment  # scipy loads with the first real choice
     from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
     if rows * cols <= _DENSE_LIMIT:
         matrix = np.zeros((rows, cols))
-        matrix[row, col] = weight
+        matrix[np.repeat(np.arange(rows), counts), col] = weight
         chosen = zip(*linear_sum_assignment(matrix, maximize=True), strict=True)
         return [(int(r), int(c)) for r, c in chosen if matrix[r, c] > 0]
     ceiling = float(weight.max()) + 1.0
-    everyone = np.arange(rows)
-    graph = _csr_matrix(
-        (np.concatenate([ceiling - weight.astype(np.float64), np.full(rows, ceiling)]),
-         (np.concatenate([row, everyone]), np.concatenate([col, cols + everyone]))),
-        shape=(rows, cols + rows),
-    )
+    size = len(weight) + rows
+    full_indptr = indptr + np.arange(rows + 1)
+    real = np.ones(size, bool)
+    real[full_indptr[1:] - 1] = False  # each row's dummy, after its real edges
+    data = np.empty(size)
+    data[real] = np.subtract(ceiling, weight, out=weight)
+    data[~real] = ceiling
+    indices = np.empty(size, np.int32)
+    indices[real] = col
+    indices[~real] = cols + np.arange(rows, dtype=np.int32)
+    del real, weight, col
+    graph = _csr_matrix((data, indices, full_indptr.astype(np.int32 if size < 2**31 else np.int64)),
+                        shape=(rows, cols + rows))
+    del data, indices
     matched_rows, matched_cols = min_weight_full_bipartite_matching(graph)
     keep = matched_cols < cols
     return list(zip(matched_rows[keep].tolist(), matched_cols[keep].tolist(), strict=True))
