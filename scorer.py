@@ -1479,6 +1479,11 @@ class _Scorer:
         """Pair the non-empty items of two arrays and append the verdicts of every pair and
         of every unpaired item (spec 2.0 §5, §7 Pairing)."""
         item = node.items
+        if not node.ordered and depth < self.MAX_DEPTH:
+            fields = _flat_fields(item)
+            if fields is not None:
+                self.walk_flat(fields, label, result, address, field, out)
+                return
         item_field = f"{field}[]"
         # an item of the wrong JSON kind is dropped as empty on both sides (identity)
         left = [(i, v) for i, v in enumerate(label) if _kept(item, v)]
@@ -1563,7 +1568,7 @@ class _Scorer:
         values_left = [left[k][1] for k in rest_left]
         values_right = [right[k][1] for k in rest_right]
         flat = _flat_leaves(item)
-        chosen_flat = None if flat is None else self.match_flat(flat, values_left, values_right)
+        chosen_flat = None if flat is None else self.match_paths(flat, values_left, values_right)
         if chosen_flat is not None:
             return pairs + [(rest_left[r], rest_right[c], None) for r, c in chosen_flat]
         addresses = [f"{address}[{left[k][0]}]" for k in rest_left]
@@ -1834,7 +1839,7 @@ class _Scorer:
             return None
         return tuple(parts)
 
-    def match_flat(self, flat: list[tuple[tuple[str, ...], Leaf]], left: list, right: list,
+    def match_paths(self, flat: list[tuple[tuple[str, ...], Leaf]], left: list, right: list,
                    ) -> list[tuple[int, int]] | None:
         """:meth:`match` for object items whose leaves are all hashable and outside arrays:
         pair weights come from sparse products of item-by-key incidence matrices (correct
@@ -1886,6 +1891,229 @@ class _Scorer:
         ceiling = len(flat) * min(len(left), len(right)) + 1
         weight = shared.data.astype(np.int64) * ceiling + present
         return _solve(len(left), len(right), shared.row, shared.col, weight)
+
+
+    def walk_flat(self, fields: list[tuple[str, Leaf]], label: list, result: list,
+                  address: str, field: str, out: list[tuple]) -> None:
+        """:meth:`walk_array` of an unordered array of one-level flat objects
+        (:func:`_flat_fields`), with the same verdicts in the same order: each leaf value
+        is read (tag, canonical key, signature part) once per distinct value and field,
+        items are signed from those parts, identical ones paired by signature and the rest
+        by :meth:`match_flat`; verdict rows are written without walking the schema."""
+        item_field = f"{field}[]"
+        specs = [(name, leaf, f"{json.dumps(name)}=", _quoted(str(name)) or f".{name}",
+                  _join(item_field, name), {}) for name, leaf in fields]
+        canon, signed = self.canon, self.leaf_signature
+
+        def read(values: list) -> tuple[list[str], list[list]]:
+            """Each item's signature ('' when it states nothing) and its (tag, key) per
+            field (None where empty)."""
+            signatures, infos = [], []
+            for value in values:
+                parts, info = [], []
+                for name, leaf, member, _, _, cache in specs:
+                    v = value.get(name)
+                    if v is None:
+                        info.append(None)
+                        continue
+                    if isinstance(v, dict | list):
+                        got = None if is_empty(v) else (
+                            "json", canon_exact(v), member + signed(leaf, v))
+                    else:
+                        key = (v.__class__, v)
+                        got = cache.get(key, _FAULT)
+                        if got is _FAULT:
+                            if is_empty(v):
+                                got = None
+                            else:
+                                part = member + signed(leaf, v)
+                                tag = label_tag(leaf, v, canon)
+                                got = (tag, canon(leaf, tag, v), part)
+                            cache[key] = got
+                    info.append(got)
+                    if got is not None:
+                        parts.append(got[2])
+                signatures.append("{" + ",".join(parts) + "}" if parts else "")
+                infos.append(info)
+            return signatures, infos
+
+        left = [(i, v) for i, v in enumerate(label) if isinstance(v, dict) and not is_empty(v)]
+        right = [(j, v) for j, v in enumerate(result) if isinstance(v, dict) and not is_empty(v)]
+        sig_left, info_left = read([v for _, v in left])
+        sig_right, info_right = read([v for _, v in right])
+        order_left = sorted(range(len(left)), key=sig_left.__getitem__)
+        order_right = sorted(range(len(right)), key=sig_right.__getitem__)
+        pairs: list[tuple[int, int]] = []
+        waiting: dict[str, deque[int]] = {}
+        for k in order_left:
+            waiting.setdefault(sig_left[k], deque()).append(k)
+        rest_right = []
+        for k in order_right:  # identical items first
+            bucket = waiting.get(sig_right[k])
+            if bucket and sig_right[k]:
+                pairs.append((bucket.popleft(), k))
+            else:
+                rest_right.append(k)
+        taken = {p[0] for p in pairs}
+        rest_left = [k for k in order_left if k not in taken]
+        if rest_left and rest_right:
+            chosen = self.match_flat(specs, [info_left[k] for k in rest_left],
+                                     [right[k][1] for k in rest_right])
+            pairs += [(rest_left[r], rest_right[c]) for r, c in chosen]
+        paired_left, paired_right = set(), set()
+        append = out.append
+        for k_left, k_right in pairs:
+            paired_left.add(k_left)
+            paired_right.add(k_right)
+            index, value = left[k_left]
+            other = right[k_right][1]
+            info = info_left[k_left]
+            base = f"{address}[{index}]"
+            for b, (name, leaf, _, suffix, path, _) in enumerate(specs):
+                lv, rv = value.get(name), other.get(name)
+                got = info[b]
+                if got is None:  # the label states nothing here
+                    kind = "correct_absence" if is_empty(rv) else "hallucinated"
+                    append((base + suffix, path, kind, lv, rv, None, None))
+                elif rv is None or is_empty(rv):
+                    append((base + suffix, path, "missing", lv, rv, None, None))
+                else:
+                    tag, label_key = got[0], got[1]
+                    result_key = canon(leaf, tag, rv)
+                    kind = ("type_error" if result_key is None else
+                            "correct" if label_key == result_key else "wrong_value")
+                    append((base + suffix, path, kind, lv, rv, label_key, result_key))
+        for k, (i, value) in enumerate(left):
+            if k not in paired_left:
+                base, info = f"{address}[{i}]", info_left[k]
+                for b, (name, _, _, suffix, path, _) in enumerate(specs):
+                    if info[b] is not None:
+                        append((base + suffix, path, "missing", value.get(name), None, None,
+                                None))
+        for k, (j, value) in enumerate(right):
+            if k not in paired_right:
+                base, info = f"{address}[r{j}]", info_right[k]
+                for b, (name, _, _, suffix, path, _) in enumerate(specs):
+                    if info[b] is not None:
+                        append((base + suffix, path, "extra_item", None, value.get(name), None,
+                                None))
+
+    def match_flat(self, specs: list[tuple], left: list[list], right: list,
+                   ) -> list[tuple[int, int]]:
+        """Optimal pairs (row, column) of flat label items, given as their (tag, key) per
+        field (None where empty), and result items (dicts): a pair's weight counts its
+        correct leaves (shared (field, tag, key)), then its leaves present on both sides.
+
+        Keys are numbered; result items are listed by key; each label key is joined to the
+        result items holding it, label rows a slice at a time, and (row, column) codes are
+        counted with ``np.unique`` (sorted), so weights arrive in canonical CSR order and
+        only one slice of the join is ever held (int32 columns, float64 weights)."""
+        canon = self.canon
+        vocabulary: dict[tuple, int] = {}
+        tags_seen: list[set[str]] = [set() for _ in specs]
+        label_rows, label_ids, masks_left = [], [], []
+        for r, info in enumerate(left):
+            mask = 0
+            for b, got in enumerate(info):
+                if got is None:
+                    continue
+                mask |= 1 << b
+                tags_seen[b].add(got[0])
+                label_rows.append(r)
+                label_ids.append(vocabulary.setdefault((b, got[0], got[1]), len(vocabulary)))
+            masks_left.append(mask)
+        tags = [sorted(seen) for seen in tags_seen]
+        result_rows, result_ids, masks_right = [], [], []
+        caches: list[dict] = [{} for _ in specs]
+        for c, value in enumerate(right):
+            mask = 0
+            for b, (name, leaf, _, _, _, _) in enumerate(specs):
+                v = value.get(name)
+                if v is None:
+                    continue
+                hashable = not isinstance(v, dict | list)
+                found = caches[b].get((v.__class__, v), _FAULT) if hashable else _FAULT
+                if found is _FAULT:
+                    if is_empty(v):
+                        found = None
+                    else:
+                        found = [column for tag in tags[b] if (column := vocabulary.get(
+                            (b, tag, canon(leaf, tag, v)))) is not None]
+                    if hashable:
+                        caches[b][v.__class__, v] = found
+                if found is None:
+                    continue
+                mask |= 1 << b
+                for column in found:
+                    result_rows.append(c)
+                    result_ids.append(column)
+            masks_right.append(mask)
+        if not result_rows:
+            return []
+        rows, cols = len(left), len(right)
+        ceiling = len(specs) * min(rows, cols) + 1
+        weight, col, indptr = _join_counts(
+            rows, cols, np.asarray(label_rows, np.int64), np.asarray(label_ids, np.int64),
+            np.asarray(result_rows, np.int32), np.asarray(result_ids, np.int64),
+            np.asarray(masks_left, np.uint64), np.asarray(masks_right, np.uint64), ceiling,
+            len(vocabulary))
+        counts = np.diff(indptr)
+        forced = bool(counts.max(initial=0) <= 1) and bool(
+            np.bincount(col, minlength=cols).max(initial=0) <= 1)
+        return _assign(rows, cols, indptr, col, weight, forced)
+
+_JOIN_SLICE = 1 << 22  # joined (row, column) entries held at once by _join_counts
+
+
+def _join_counts(rows: int, cols: int, label_rows: np.ndarray, label_ids: np.ndarray,
+                 result_rows: np.ndarray, result_ids: np.ndarray, masks_left: np.ndarray,
+                 masks_right: np.ndarray, ceiling: int, size: int,
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Pair weights of flat items as CSR arrays (weight float64, column int32, indptr):
+    ``shared * ceiling + present`` for every (row, column) sharing at least one key id,
+    where ``shared`` counts the key ids they share and ``present`` the fields non-empty on
+    both sides (bit masks). ``label_rows`` must be ascending; each label row holds a key
+    id at most once per field, so shared = number of join entries of the pair."""
+    by_key = np.argsort(result_ids, kind="stable")
+    sorted_rows = result_rows[by_key]
+    del by_key
+    per_key = np.bincount(result_ids, minlength=size)
+    first = np.cumsum(per_key) - per_key
+    fan = per_key[label_ids]  # result entries joined to each label entry
+    total = int(fan.sum())
+    weight = np.empty(total)  # an upper bound: pages never written are never resident
+    col = np.empty(total, np.int32)
+    indptr = np.zeros(rows + 1, np.int64)
+    ends = np.cumsum(fan)
+    written, start = 0, 0
+    while start < len(label_rows):
+        stop = int(np.searchsorted(ends, (ends[start - 1] if start else 0) + _JOIN_SLICE,
+                                   side="right"))
+        stop = max(stop, start + 1)
+        if stop < len(label_rows):  # whole label rows only
+            stop = int(np.searchsorted(label_rows, label_rows[stop], side="left"))
+            if stop <= start:
+                stop = int(np.searchsorted(label_rows, label_rows[start], side="right"))
+        low, high = int(label_rows[start]), int(label_rows[stop - 1]) + 1
+        part = fan[start:stop]
+        count = int(part.sum())
+        if count:
+            offsets = np.repeat(first[label_ids[start:stop]] - (np.cumsum(part) - part), part)
+            offsets += np.arange(count)
+            codes = np.repeat(label_rows[start:stop] - low, part) * cols + sorted_rows[offsets]
+            del offsets
+            codes, shared = np.unique(codes, return_counts=True)
+            r = codes // cols
+            c = (codes - r * cols).astype(np.int32)
+            present = np.bitwise_count(masks_left[r + low] & masks_right[c]).astype(np.int64)
+            n = len(codes)
+            weight[written:written + n] = shared * ceiling + present
+            col[written:written + n] = c
+            indptr[low + 1:high + 1] = np.bincount(r, minlength=high - low)
+            written += n
+        start = stop
+    np.cumsum(indptr, out=indptr)
+    return weight[:written], col[:written], indptr
 
 
 _GROUP_ABOVE = 64  # result items beyond 2 x label items from which alike ones are grouped
@@ -2091,6 +2319,23 @@ def _flat_leaves(item: Any) -> list[tuple[tuple[str, ...], Leaf]] | None:
         else:
             return None
     return found if len(found) <= 62 else None
+
+
+def _flat_fields(item: Any) -> list[tuple[str, Leaf]] | None:
+    """(name, leaf) of each scored property of an object item node whose properties are
+    all leaves (ignored ones left out), each comparing by key equality under every tag, at
+    most 62; else None (see :meth:`_Scorer.walk_flat`)."""
+    if not isinstance(item, ObjectNode) or item.properties is None:
+        return None
+    fields = []
+    for name, child in item.properties.items():
+        if child is IGNORED:
+            continue
+        if not isinstance(child, Leaf) or not all(
+                hashable_tag(child, tag) for tag in possible_tags(child)):
+            return None
+        fields.append((name, child))
+    return fields if len(fields) <= 62 else None
 
 
 def _all_leaves(item: Any) -> list[Leaf] | None:
