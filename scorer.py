@@ -563,6 +563,8 @@ def _text_fold(text: str) -> str:
     """The first five text steps: strip, NFKC, casefold, drop ``\\p{Cf}`` and variation
     selectors, fold fraction slashes, dashes, minus and curly quotes to ASCII. NFKC runs on
     the stream-safe form (:func:`_stream_safe`), so its cost is linear in the length."""
+    if text.isascii():  # NFKC, the drops and folds leave ASCII as is; casefold is lower
+        return text.strip().lower()
     text = unicodedata.normalize("NFKC", _stream_safe(text.strip())).casefold()
     text = _CF.sub("", text)
     return _DASH.sub("-", text.translate(_QUOTES)).strip()
@@ -1197,6 +1199,24 @@ def label_tag(leaf: Leaf, label: Any, canon: Callable[[Leaf, str, Any], Any] | N
     if tag in ("number", "boolean") and (canon or canon_under)(leaf, tag, label) is None:
         return "text"  # a label fault: compared as text on both sides (spec 2.0 §7)
     return tag
+
+
+def _label_read(leaf: Leaf, label: Any, canon: Callable[[Leaf, str, Any], Any]) -> tuple:
+    """(:func:`label_tag`, its canonical key) of a non-empty scalar label value. A plain
+    str, int, float or bool is read with :func:`canon_under` directly (its callers
+    remember the answer per value); any other value goes through ``canon``."""
+    if label.__class__ not in _PLAIN:
+        tag = label_tag(leaf, label, canon)
+        return tag, canon(leaf, tag, label)
+    tag = _kind_compare(leaf, label) if leaf.compare == "mix" else leaf.compare
+    key = canon_under(leaf, tag, label)
+    if key is None and tag in ("number", "boolean"):
+        tag, key = "text", canon_under(leaf, "text", label)  # a label fault (see label_tag)
+    return tag, key
+
+
+_PLAIN = frozenset((str, int, float, bool))
+_CONTAINERS = (dict, list)
 
 
 def canon_under(leaf: Leaf, tag: str, value: Any) -> Any:
@@ -1916,7 +1936,7 @@ class _Scorer:
                     if v is None:
                         info.append(None)
                         continue
-                    if isinstance(v, dict | list):
+                    if isinstance(v, _CONTAINERS):
                         got = None if is_empty(v) else (
                             "json", canon_exact(v), member + signed(leaf, v))
                     else:
@@ -1925,10 +1945,9 @@ class _Scorer:
                         if got is _FAULT:
                             if is_empty(v):
                                 got = None
-                            else:
-                                part = member + signed(leaf, v)
-                                tag = label_tag(leaf, v, canon)
-                                got = (tag, canon(leaf, tag, v), part)
+                            else:  # as leaf_signature
+                                tag, known = _label_read(leaf, v, canon)
+                                got = (tag, known, f"{member}{tag}:{_shown(known)}")
                             cache[key] = got
                     info.append(got)
                     if got is not None:
@@ -1958,6 +1977,7 @@ class _Scorer:
         rest_left = [k for k in order_left if k not in taken]
         if rest_left and rest_right:
             chosen = self.match_flat(specs, [info_left[k] for k in rest_left],
+                                     [info_right[k] for k in rest_right],
                                      [right[k][1] for k in rest_right])
             pairs += [(rest_left[r], rest_right[c]) for r, c in chosen]
         paired_left, paired_right = set(), set()
@@ -1967,19 +1987,20 @@ class _Scorer:
             paired_right.add(k_right)
             index, value = left[k_left]
             other = right[k_right][1]
-            info = info_left[k_left]
+            info, seen = info_left[k_left], info_right[k_right]
             base = f"{address}[{index}]"
             for b, (name, leaf, _, suffix, path, _) in enumerate(specs):
                 lv, rv = value.get(name), other.get(name)
-                got = info[b]
+                got, read_as = info[b], seen[b]  # None: empty
                 if got is None:  # the label states nothing here
-                    kind = "correct_absence" if is_empty(rv) else "hallucinated"
+                    kind = "correct_absence" if read_as is None else "hallucinated"
                     append((base + suffix, path, kind, lv, rv, None, None))
-                elif rv is None or is_empty(rv):
+                elif read_as is None:
                     append((base + suffix, path, "missing", lv, rv, None, None))
                 else:
                     tag, label_key = got[0], got[1]
-                    result_key = canon(leaf, tag, rv)
+                    # the result read under its own tag is its key when the tags agree
+                    result_key = read_as[1] if read_as[0] == tag else canon(leaf, tag, rv)
                     kind = ("type_error" if result_key is None else
                             "correct" if label_key == result_key else "wrong_value")
                     append((base + suffix, path, kind, lv, rv, label_key, result_key))
@@ -1998,11 +2019,12 @@ class _Scorer:
                         append((base + suffix, path, "extra_item", None, value.get(name), None,
                                 None))
 
-    def match_flat(self, specs: list[tuple], left: list[list], right: list,
-                   ) -> list[tuple[int, int]]:
-        """Optimal pairs (row, column) of flat label items, given as their (tag, key) per
-        field (None where empty), and result items (dicts): a pair's weight counts its
-        correct leaves (shared (field, tag, key)), then its leaves present on both sides.
+    def match_flat(self, specs: list[tuple], left: list[list], right: list[list],
+                   values: list[dict]) -> list[tuple[int, int]]:
+        """Optimal pairs (row, column) of flat label items and result items, each given as
+        its (tag, key, ...) per field read as a label would be (None where empty), result
+        items also as ``values`` (dicts): a pair's weight counts its correct leaves (shared
+        (field, tag, key)), then its leaves present on both sides.
 
         Keys are numbered; result items are listed by key; each label key is joined to the
         result items holding it, label rows a slice at a time, and (row, column) codes are
@@ -2025,24 +2047,21 @@ class _Scorer:
         tags = [sorted(seen) for seen in tags_seen]
         result_rows, result_ids, masks_right = [], [], []
         caches: list[dict] = [{} for _ in specs]
-        for c, value in enumerate(right):
+        for c, info in enumerate(right):
             mask = 0
-            for b, (name, leaf, _, _, _, _) in enumerate(specs):
-                v = value.get(name)
-                if v is None:
+            for b, read_as in enumerate(info):
+                if read_as is None:  # empty
                     continue
-                hashable = not isinstance(v, dict | list)
+                name, leaf = specs[b][0], specs[b][1]
+                v = values[c].get(name)
+                hashable = not isinstance(v, _CONTAINERS)
                 found = caches[b].get((v.__class__, v), _FAULT) if hashable else _FAULT
                 if found is _FAULT:
-                    if is_empty(v):
-                        found = None
-                    else:
-                        found = [column for tag in tags[b] if (column := vocabulary.get(
-                            (b, tag, canon(leaf, tag, v)))) is not None]
+                    found = [column for tag in tags[b] if (column := vocabulary.get(
+                        (b, tag, read_as[1] if tag == read_as[0] else canon(leaf, tag, v))))
+                        is not None]
                     if hashable:
                         caches[b][v.__class__, v] = found
-                if found is None:
-                    continue
                 mask |= 1 << b
                 for column in found:
                     result_rows.append(c)
@@ -2051,6 +2070,7 @@ class _Scorer:
         if not result_rows:
             return []
         rows, cols = len(left), len(right)
+
         ceiling = len(specs) * min(rows, cols) + 1
         weight, col, indptr = _join_counts(
             rows, cols, np.asarray(label_rows, np.int64), np.asarray(label_ids, np.int64),
