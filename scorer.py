@@ -1335,8 +1335,8 @@ def _solve(rows: int, cols: int, row: np.ndarray, col: np.ndarray, weight: np.nd
     (``row[k]``, ``col[k]``) of positive integer ``weight[k]``; items on no chosen edge
     stay unpaired. Returns (row, col) pairs sorted by row.
 
-    The edges are sorted by (row, column) and handed to :func:`_assign`, so the solver sees
-    one canonical problem whatever order they came in. Deterministic.
+    The edges are sorted by (row, column) into the layout of :func:`_assign`, so the
+    solver sees one canonical problem whatever order they came in. Deterministic.
     """
     if len(weight) == 0:
         return []
@@ -1344,55 +1344,66 @@ def _solve(rows: int, cols: int, row: np.ndarray, col: np.ndarray, weight: np.nd
     row = np.asarray(row, np.int64)
     order = np.lexsort((col, row))
     indptr = np.zeros(rows + 1, np.int64)
-    np.cumsum(np.bincount(row, minlength=rows), out=indptr[1:])
-    return _assign(rows, cols, indptr, np.asarray(col)[order].astype(np.int32),
-                   np.asarray(weight)[order].astype(np.float64), forced)
+    np.cumsum(np.bincount(row, minlength=rows) + 1, out=indptr[1:])
+    slots = np.ones(len(weight) + rows, bool)
+    slots[indptr[1:] - 1] = False
+    indices = np.zeros(len(slots), np.int32)
+    indices[slots] = np.asarray(col)[order]
+    data = np.zeros(len(slots), _weight_type(int(np.max(weight))))
+    data[slots] = np.asarray(weight)[order]
+    return _assign(rows, cols, [indptr, indices, data], forced)
 
 
-def _assign(rows: int, cols: int, indptr: np.ndarray, col: np.ndarray, weight: np.ndarray,
-            forced: bool) -> list[tuple[int, int]]:
-    """:func:`_solve` of edges in CSR form: row ``r``'s edges are ``col[indptr[r]:
-    indptr[r + 1]]`` (ascending, int32) with positive integer weights ``weight`` (float64,
-    exact; overwritten). ``forced``: no row or column is on two edges (then every edge is
-    chosen).
+def _weight_type(most: int) -> type:
+    """int32 for weights (and costs) up to ``most`` when exact in it, else float64."""
+    return np.int32 if most < 2**31 - 2 else np.float64
+
+
+def _assign(rows: int, cols: int, graph: list[np.ndarray], forced: bool,
+            ) -> list[tuple[int, int]]:
+    """:func:`_solve` of edges in the solver's CSR layout, ``graph`` = [indptr, indices,
+    data] (emptied here, so the arrays are freed as soon as they are used): row ``r``
+    holds ``indptr[r + 1] - indptr[r] - 1`` edges, columns ascending with their positive
+    integer weights, then one slot for its dummy (any value). ``forced``: no row or
+    column is on two edges (then every edge is chosen).
 
     Exact: scipy's ``linear_sum_assignment`` on the dense matrix when it is small, else
     LAPJVsp (``scipy.sparse.csgraph.min_weight_full_bipartite_matching``) on cost
     ``ceiling - weight`` with one private dummy column of cost ``ceiling`` per row, last in
     its row, so a full matching always exists and choosing a dummy means "unpaired". The
-    CSR graph is written directly in canonical order (rows ascending, columns ascending in
-    each row), without COO copies.
+    costs overwrite the weights in place (int32 when exact, which scipy reads as the same
+    float64 values), so the graph costs no copy of its own.
     """
-    if len(weight) == 0:
+    indptr, indices, data = graph
+    graph.clear()
+    dummies = indptr[1:] - 1
+    counts = np.diff(indptr) - 1
+    if not counts.any():
         return []
-    counts = np.diff(indptr)
-    if forced:  # every edge is chosen
+    if forced or rows * cols <= _DENSE_LIMIT:
+        real = np.ones(len(data), bool)
+        real[dummies] = False
         row = np.repeat(np.arange(rows), counts)
-        return list(zip(row.tolist(), col.tolist(), strict=True))
+        col, weight = indices[real], data[real]
+        if forced:  # every edge is chosen
+            return list(zip(row.tolist(), col.tolist(), strict=True))
     from scipy.optimize import linear_sum_assignment  # scipy loads with the first real choice
     from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
     if rows * cols <= _DENSE_LIMIT:
         matrix = np.zeros((rows, cols))
-        matrix[np.repeat(np.arange(rows), counts), col] = weight
+        matrix[row, col] = weight
         chosen = zip(*linear_sum_assignment(matrix, maximize=True), strict=True)
         return [(int(r), int(c)) for r, c in chosen if matrix[r, c] > 0]
-    ceiling = float(weight.max()) + 1.0
-    size = len(weight) + rows
-    full_indptr = indptr + np.arange(rows + 1)
-    real = np.ones(size, bool)
-    real[full_indptr[1:] - 1] = False  # each row's dummy, after its real edges
-    data = np.empty(size)
-    data[real] = np.subtract(ceiling, weight, out=weight)
-    data[~real] = ceiling
-    indices = np.empty(size, np.int32)
-    indices[real] = col
-    indices[~real] = cols + np.arange(rows, dtype=np.int32)
-    del real, weight, col
-    graph = _csr_matrix((data, indices, full_indptr.astype(np.int32 if size < 2**31 else np.int64)),
-                        shape=(rows, cols + rows))
-    del data, indices
-    matched_rows, matched_cols = min_weight_full_bipartite_matching(graph)
+    data[dummies] = 0
+    ceiling = data.max() + 1
+    np.subtract(ceiling, data, out=data)  # the dummies' cost is the ceiling itself
+    indices[dummies] = cols + np.arange(rows, dtype=np.int32)
+    del dummies
+    index = np.int32 if len(data) < 2**31 else np.int64
+    matrix = _csr_matrix((data, indices, indptr.astype(index)), shape=(rows, cols + rows))
+    del data, indices, indptr
+    matched_rows, matched_cols = min_weight_full_bipartite_matching(matrix)
     keep = matched_cols < cols
     return list(zip(matched_rows[keep].tolist(), matched_cols[keep].tolist(), strict=True))
 
@@ -2070,42 +2081,50 @@ class _Scorer:
         if not result_rows:
             return []
         rows, cols = len(left), len(right)
-
         ceiling = len(specs) * min(rows, cols) + 1
-        weight, col, indptr = _join_counts(
+        graph = _join_counts(
             rows, cols, np.asarray(label_rows, np.int64), np.asarray(label_ids, np.int64),
-            np.asarray(result_rows, np.int32), np.asarray(result_ids, np.int64),
+            np.asarray(result_rows, np.int64), np.asarray(result_ids, np.int64),
             np.asarray(masks_left, np.uint64), np.asarray(masks_right, np.uint64), ceiling,
-            len(vocabulary))
-        counts = np.diff(indptr)
-        forced = bool(counts.max(initial=0) <= 1) and bool(
-            np.bincount(col, minlength=cols).max(initial=0) <= 1)
-        return _assign(rows, cols, indptr, col, weight, forced)
+            len(specs), len(vocabulary))
+        del label_rows, label_ids, result_rows, result_ids
+        indptr, indices = graph[0], graph[1]
+        real = np.ones(len(indices), bool)
+        real[indptr[1:] - 1] = False
+        forced = bool((np.diff(indptr) <= 2).all()) and bool(
+            np.bincount(indices[real], minlength=cols).max(initial=0) <= 1)
+        del indptr, indices, real
+        return _assign(rows, cols, graph, forced)
 
-_JOIN_SLICE = 1 << 22  # joined (row, column) entries held at once by _join_counts
+
+_JOIN_SLICE = 1 << 21  # joined (row, column) entries held at once by _join_counts
 
 
 def _join_counts(rows: int, cols: int, label_rows: np.ndarray, label_ids: np.ndarray,
                  result_rows: np.ndarray, result_ids: np.ndarray, masks_left: np.ndarray,
-                 masks_right: np.ndarray, ceiling: int, size: int,
-                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Pair weights of flat items as CSR arrays (weight float64, column int32, indptr):
-    ``shared * ceiling + present`` for every (row, column) sharing at least one key id,
-    where ``shared`` counts the key ids they share and ``present`` the fields non-empty on
-    both sides (bit masks). ``label_rows`` must be ascending; each label row holds a key
-    id at most once per field, so shared = number of join entries of the pair."""
+                 masks_right: np.ndarray, ceiling: int, fields: int, size: int,
+                 ) -> list[np.ndarray]:
+    """Pair weights of flat items in the layout of :func:`_assign`, [indptr, indices,
+    data]: ``shared * ceiling + present`` for every (row, column) sharing at least one key
+    id, where ``shared`` counts the key ids they share and ``present`` the fields
+    non-empty on both sides (bit masks). ``label_rows`` must be ascending; each label row
+    holds a key id at most once per field, so shared = number of join entries of the pair.
+    Label rows are joined a slice at a time, (row, column) codes counted by ``np.unique``
+    (sorted), and written straight into place."""
     by_key = np.argsort(result_ids, kind="stable")
     sorted_rows = result_rows[by_key]
     del by_key
     per_key = np.bincount(result_ids, minlength=size)
     first = np.cumsum(per_key) - per_key
     fan = per_key[label_ids]  # result entries joined to each label entry
-    total = int(fan.sum())
-    weight = np.empty(total)  # an upper bound: pages never written are never resident
-    col = np.empty(total, np.int32)
-    indptr = np.zeros(rows + 1, np.int64)
+    del per_key
+    total = int(fan.sum()) + rows  # a bound: pages never written are never resident
+    indices = np.zeros(total, np.int32)
+    data = np.zeros(total, _weight_type(fields * ceiling + fields))
+    indptr = np.ones(rows + 1, np.int64)  # each row's dummy slot
+    indptr[0] = 0
     ends = np.cumsum(fan)
-    written, start = 0, 0
+    written, start, done = 0, 0, 0  # slots of the rows before row ``done``, dummies included
     while start < len(label_rows):
         stop = int(np.searchsorted(ends, (ends[start - 1] if start else 0) + _JOIN_SLICE,
                                    side="right"))
@@ -2115,6 +2134,7 @@ def _join_counts(rows: int, cols: int, label_rows: np.ndarray, label_ids: np.nda
             if stop <= start:
                 stop = int(np.searchsorted(label_rows, label_rows[start], side="right"))
         low, high = int(label_rows[start]), int(label_rows[stop - 1]) + 1
+        written += low - done  # rows between slices hold no key: their dummy slot only
         part = fan[start:stop]
         count = int(part.sum())
         if count:
@@ -2124,16 +2144,19 @@ def _join_counts(rows: int, cols: int, label_rows: np.ndarray, label_ids: np.nda
             del offsets
             codes, shared = np.unique(codes, return_counts=True)
             r = codes // cols
-            c = (codes - r * cols).astype(np.int32)
-            present = np.bitwise_count(masks_left[r + low] & masks_right[c]).astype(np.int64)
-            n = len(codes)
-            weight[written:written + n] = shared * ceiling + present
-            col[written:written + n] = c
-            indptr[low + 1:high + 1] = np.bincount(r, minlength=high - low)
-            written += n
-        start = stop
+            c = codes - r * cols
+            present = np.bitwise_count(masks_left[r + low] & masks_right[c])
+            per_row = np.bincount(r, minlength=high - low)
+            at = written + np.arange(len(codes)) + r  # one dummy slot after each row
+            indices[at] = c
+            data[at] = shared * ceiling + present
+            indptr[low + 1:high + 1] += per_row
+            del codes, shared, r, c, present, at
+        written += int(indptr[low + 1:high + 1].sum())
+        start, done = stop, high
     np.cumsum(indptr, out=indptr)
-    return weight[:written], col[:written], indptr
+    end = int(indptr[-1])
+    return [indptr, indices[:end], data[:end]]
 
 
 _GROUP_ABOVE = 64  # result items beyond 2 x label items from which alike ones are grouped
