@@ -482,6 +482,11 @@ def is_empty(value: Any) -> bool:
 def _plain_decimal(number: Decimal) -> str:
     """Shortest plain decimal text of a finite Decimal: ``Decimal("12.0")`` -> ``"12"``,
     ``-0`` -> ``"0"``. Exponents beyond 40 digits are written ``1.5E+99`` instead."""
+    text = str(number)
+    if len(text) <= 40 and "E" not in text:  # already plain (exponent >= -40, <= 40 digits)
+        if "." in text:
+            text = text.rstrip("0").rstrip(".")
+        return "0" if text in ("0", "-0") else text
     sign, digits, exponent = number.as_tuple()
     digits = list(digits)
     while len(digits) > 1 and digits[-1] == 0:
@@ -587,6 +592,8 @@ def canon_text(value: Any) -> str:
         number = _json_decimal(value)
         return _plain_decimal(number) if number is not None else str(value).casefold()
     folded = _text_fold(value)
+    if folded.isascii() and (bare := folded.replace(" ", "")).isalnum():
+        return bare  # ASCII letters, digits and spaces: no sign, no marks, spaces dropped
     sign = _SIGN.match(folded)
     body = folded[1:] if sign else folded
     canon = _TEXT_DROP.sub("", _SPACE.sub("", body))
@@ -1933,39 +1940,44 @@ class _Scorer:
         by :meth:`match_flat`; verdict rows are written without walking the schema."""
         item_field = f"{field}[]"
         specs = [(name, leaf, f"{json.dumps(name)}=", _quoted(str(name)) or f".{name}",
-                  _join(item_field, name), {}) for name, leaf in fields]
-        canon, signed = self.canon, self.leaf_signature
+                  _join(item_field, name), {(type(None), None): None}) for name, leaf in fields]
+        canon = self.canon
 
-        def read(values: list) -> tuple[list[str], list[list]]:
-            """Each item's signature ('' when it states nothing) and its (tag, key) per
-            field (None where empty)."""
-            signatures, infos = [], []
-            for value in values:
-                parts, info = [], []
-                for name, leaf, member, _, _, cache in specs:
-                    v = value.get(name)
-                    if v is None:
-                        info.append(None)
-                        continue
-                    if isinstance(v, _CONTAINERS):
-                        got = None if is_empty(v) else (
-                            "json", canon_exact(v), member + signed(leaf, v))
-                    else:
-                        key = (v.__class__, v)
-                        got = cache.get(key, _FAULT)
-                        if got is _FAULT:
+        def read(values: list) -> tuple[list[str], list[tuple]]:
+            """Each item's signature ('' when it states nothing) and its (tag, key, part)
+            per field (None where empty), a field at a time: values already read come
+            from the field's cache by C-level lookups; only new ones are canonicalized."""
+            got_columns, part_columns = [], []
+            for name, leaf, member, _, _, cache in specs:
+                column = [value.get(name) for value in values]
+                try:
+                    got = list(map(cache.get, zip(map(type, column), column, strict=True),
+                                   itertools.repeat(_FAULT)))
+                except TypeError:  # a container value: read the column one by one
+                    got = [_FAULT] * len(column)
+                if _FAULT in got:
+                    for k in [k for k, found in enumerate(got) if found is _FAULT]:
+                        v = column[k]
+                        if isinstance(v, _CONTAINERS):  # as leaf_signature
+                            text = None if is_empty(v) else canon_exact(v)
+                            got[k] = None if text is None else (
+                                "json", text, f"{member}json:{text}")
+                            continue
+                        key = (type(v), v)
+                        found = cache.get(key, _FAULT)
+                        if found is _FAULT:
                             if is_empty(v):
-                                got = None
+                                found = None
                             else:  # as leaf_signature
                                 tag, known = _label_read(leaf, v, canon)
-                                got = (tag, known, f"{member}{tag}:{_shown(known)}")
-                            cache[key] = got
-                    info.append(got)
-                    if got is not None:
-                        parts.append(got[2])
-                signatures.append("{" + ",".join(parts) + "}" if parts else "")
-                infos.append(info)
-            return signatures, infos
+                                found = (tag, known, f"{member}{tag}:{_shown(known)}")
+                            cache[key] = found
+                        got[k] = found
+                got_columns.append(got)
+                part_columns.append([None if found is None else found[2] for found in got])
+            signatures = [f"{{{text}}}" if (text := ",".join(filter(None, parts))) else ""
+                          for parts in zip(*part_columns, strict=True)]
+            return signatures, list(zip(*got_columns, strict=True))
 
         left = [(i, v) for i, v in enumerate(label) if isinstance(v, dict) and not is_empty(v)]
         right = [(j, v) for j, v in enumerate(result) if isinstance(v, dict) and not is_empty(v)]
@@ -2366,8 +2378,8 @@ def _flat_leaves(item: Any) -> list[tuple[tuple[str, ...], Leaf]] | None:
 
 def _flat_fields(item: Any) -> list[tuple[str, Leaf]] | None:
     """(name, leaf) of each scored property of an object item node whose properties are
-    all leaves (ignored ones left out), each comparing by key equality under every tag, at
-    most 62; else None (see :meth:`_Scorer.walk_flat`)."""
+    all leaves (ignored ones left out), each comparing by key equality under every tag,
+    at least 1 and at most 62; else None (see :meth:`_Scorer.walk_flat`)."""
     if not isinstance(item, ObjectNode) or item.properties is None:
         return None
     fields = []
@@ -2378,7 +2390,7 @@ def _flat_fields(item: Any) -> list[tuple[str, Leaf]] | None:
                 hashable_tag(child, tag) for tag in possible_tags(child)):
             return None
         fields.append((name, child))
-    return fields if len(fields) <= 62 else None
+    return fields if 0 < len(fields) <= 62 else None
 
 
 def _all_leaves(item: Any) -> list[Leaf] | None:
@@ -2442,8 +2454,28 @@ def score_v2(result: Any, schema: Any, label: Any, *,
             return _parse_failure(root, label)
     rows: list[tuple] = []
     scorer = _Scorer()
-    scorer.walk(root, label, result, "", "", rows)
+    with _CollectorPaused():
+        scorer.walk(root, label, result, "", "", rows)
     return DocScore._from_rows(rows, exact=scorer.exact)
+
+
+class _CollectorPaused:
+    """Python's cyclic garbage collector off for a ``with`` block (a speed choice only): a
+    walk allocates a tuple per verdict and per leaf value read, which would trigger full
+    collections over the whole document again and again; the walk makes no cycles.
+    Turned back on after, unless it was off before."""
+
+    def __enter__(self) -> None:
+        import gc
+
+        self.enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        import gc
+
+        if self.enabled:
+            gc.enable()
 
 
 def _parse_failure(root: Any, label: Any) -> DocScore:
