@@ -462,6 +462,15 @@ def is_empty(value: Any) -> bool:
         return not value.strip()
     if not isinstance(value, dict | list | tuple):
         return False
+    if value.__class__ is dict:  # a first member stating something settles most objects
+        for item in value.values():
+            if item.__class__ is str:
+                if item.strip():
+                    return False
+            elif item.__class__ in _NEVER_EMPTY:
+                return False
+            else:
+                break
     stack = [value]
     while stack:
         item = stack.pop()
@@ -477,6 +486,9 @@ def is_empty(value: Any) -> bool:
         else:
             return False
     return True
+
+
+_NEVER_EMPTY = frozenset((int, float, bool))
 
 
 def _plain_decimal(number: Decimal) -> str:
@@ -2054,52 +2066,56 @@ class _Scorer:
         counted with ``np.unique`` (sorted), so weights arrive in canonical CSR order and
         only one slice of the join is ever held (int32 columns, float64 weights)."""
         canon = self.canon
-        vocabulary: dict[tuple, int] = {}
-        tags_seen: list[set[str]] = [set() for _ in specs]
-        label_rows, label_ids, masks_left = [], [], []
-        for r, info in enumerate(left):
-            mask = 0
-            for b, got in enumerate(info):
-                if got is None:
-                    continue
-                mask |= 1 << b
-                tags_seen[b].add(got[0])
-                label_rows.append(r)
-                label_ids.append(vocabulary.setdefault((b, got[0], got[1]), len(vocabulary)))
-            masks_left.append(mask)
-        tags = [sorted(seen) for seen in tags_seen]
-        result_rows, result_ids, masks_right = [], [], []
-        caches: list[dict] = [{} for _ in specs]
-        for c, info in enumerate(right):
-            mask = 0
-            for b, read_as in enumerate(info):
-                if read_as is None:  # empty
-                    continue
-                name, leaf = specs[b][0], specs[b][1]
-                v = values[c].get(name)
-                hashable = not isinstance(v, _CONTAINERS)
-                found = caches[b].get((v.__class__, v), _FAULT) if hashable else _FAULT
-                if found is _FAULT:
-                    found = [column for tag in tags[b] if (column := vocabulary.get(
-                        (b, tag, read_as[1] if tag == read_as[0] else canon(leaf, tag, v))))
-                        is not None]
-                    if hashable:
-                        caches[b][v.__class__, v] = found
-                mask |= 1 << b
-                for column in found:
-                    result_rows.append(c)
-                    result_ids.append(column)
-            masks_right.append(mask)
-        if not result_rows:
-            return []
         rows, cols = len(left), len(right)
+        size = 0  # key ids: a field's (tag, key, part) reads, numbered field after field
+        label_rows, label_ids, result_rows, result_ids = [], [], [], []
+        masks_left, masks_right = np.zeros(rows, np.uint64), np.zeros(cols, np.uint64)
+        for b, (_, leaf, member, _, _, _) in enumerate(specs):
+            numbers: dict[tuple, int] = {}  # equal reads <=> equal (tag, key)
+            column = [info[b] for info in left]
+            ids = np.array([-1 if got is None else numbers.setdefault(got, len(numbers))
+                            for got in column], np.int64)
+            found = np.flatnonzero(ids >= 0)
+            masks_left[found] |= np.uint64(1 << b)
+            label_rows.append(found)
+            label_ids.append(ids[found] + size)
+            tags = sorted({got[0] for got in numbers})
+            column = [info[b] for info in right]
+            only = tags[0] if len(tags) == 1 else None
+            ids = np.array([-2 if got is None else numbers.get(got, -1) if got[0] == only
+                            else -3 for got in column], np.int64)
+            masks_right[ids != -2] |= np.uint64(1 << b)
+            others = np.flatnonzero(ids == -3)  # read under another tag than the label's
+            ids[others] = -1
+            found = np.flatnonzero(ids >= 0)
+            result_rows.append(found)
+            result_ids.append(ids[found] + size)
+            extra_rows, extra_ids = [], []
+            for c in others.tolist():
+                read_as, v = column[c], values[c].get(specs[b][0])
+                for tag in tags:
+                    if tag == read_as[0]:
+                        key = read_as
+                    else:
+                        known = canon(leaf, tag, v)
+                        key = (tag, known, f"{member}{tag}:{_shown(known)}")
+                    number = numbers.get(key) if key[1] is not None else None
+                    if number is not None:
+                        extra_rows.append(c)
+                        extra_ids.append(number + size)
+            result_rows.append(np.array(extra_rows, np.int64))
+            result_ids.append(np.array(extra_ids, np.int64))
+            size += len(numbers)
+        label_rows, label_ids = np.concatenate(label_rows), np.concatenate(label_ids)
+        order = np.argsort(label_rows, kind="stable")
+        label_rows, label_ids = label_rows[order], label_ids[order]
+        result_rows, result_ids = np.concatenate(result_rows), np.concatenate(result_ids)
+        if not len(result_rows):
+            return []
         ceiling = len(specs) * min(rows, cols) + 1
-        graph = _join_counts(
-            rows, cols, np.asarray(label_rows, np.int64), np.asarray(label_ids, np.int64),
-            np.asarray(result_rows, np.int64), np.asarray(result_ids, np.int64),
-            np.asarray(masks_left, np.uint64), np.asarray(masks_right, np.uint64), ceiling,
-            len(specs), len(vocabulary))
-        del label_rows, label_ids, result_rows, result_ids
+        graph = _join_counts(rows, cols, label_rows, label_ids, result_rows, result_ids,
+                             masks_left, masks_right, ceiling, len(specs), size)
+        del label_rows, label_ids, result_rows, result_ids, order
         indptr, indices = graph[0], graph[1]
         real = np.ones(len(indices), bool)
         real[indptr[1:] - 1] = False
