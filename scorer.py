@@ -760,7 +760,11 @@ def canon_number(value: Any, decimal_separator: str = ".") -> Decimal | None:
     groups thousands, and a trailing mark (``"7."``) is read only when it is
     ``decimal_separator``. ``"1,240.00"`` -> ``Decimal("1240.00")``.
     """
-    if isinstance(value, str):
+    if value.__class__ is float and "e" not in (text := repr(value)) and "n" not in text:
+        number = Decimal(text)  # its shortest form, as _json_decimal reads it (finite)
+        if len(text) - text.index(".") <= 7:  # at most 6 places: kept as it is
+            return number
+    elif isinstance(value, str):
         number = _read_number_text(value, decimal_separator)
     else:
         number = _json_decimal(value)
@@ -1961,6 +1965,8 @@ class _Scorer:
             from the field's cache by C-level lookups; only new ones are canonicalized."""
             got_columns, part_columns = [], []
             for name, leaf, member, _, _, cache in specs:
+                text_leaf, number_leaf = leaf.compare == "text", leaf.compare == "number"
+                separator = leaf.options.decimal_separator
                 column = [value.get(name) for value in values]
                 try:
                     got = list(map(cache.get, zip(map(type, column), column, strict=True),
@@ -1980,9 +1986,16 @@ class _Scorer:
                         if found is _FAULT:
                             if is_empty(v):
                                 found = None
+                            elif text_leaf and key[0] is str:  # as _label_read
+                                known = canon_text(v)
+                                found = ("text", known, f"{member}text:{known}")
+                            elif number_leaf and key[0] is float and (
+                                    known := canon_number(v, separator)) is not None:
+                                found = ("number", known, f"{member}number:{_shown(known)}")
                             else:  # as leaf_signature
                                 tag, known = _label_read(leaf, v, canon)
-                                found = (tag, known, f"{member}{tag}:{_shown(known)}")
+                                shown = known if known.__class__ is str else _shown(known)
+                                found = (tag, known, f"{member}{tag}:{shown}")
                             cache[key] = found
                         got[k] = found
                 got_columns.append(got)
