@@ -1959,15 +1959,26 @@ class _Scorer:
                   _join(item_field, name), {(type(None), None): None}) for name, leaf in fields]
         canon = self.canon
 
-        def read(values: list) -> tuple[list[str], list[tuple]]:
+        def kept(values: list) -> tuple[list[tuple[int, dict]], list[tuple]]:
+            """(index, item) of the items that take part (non-empty objects, as
+            :func:`_kept`) and each one's field values, read in the same pass."""
+            items, table = [], []
+            for index, value in enumerate(values):
+                if isinstance(value, dict) and not is_empty(value):
+                    items.append((index, value))
+                    table.append(tuple(map(value.get, names)))
+            return items, table
+
+        def read(table: list[tuple]) -> tuple[list[str], list[tuple]]:
             """Each item's signature ('' when it states nothing) and its (tag, key, part)
             per field (None where empty), a field at a time: values already read come
             from the field's cache by C-level lookups; only new ones are canonicalized."""
             got_columns, part_columns = [], []
-            for name, leaf, member, _, _, cache in specs:
+            for (_, leaf, member, _, _, cache), column in zip(
+                    specs, zip(*table, strict=True) if table else [()] * len(specs),
+                    strict=True):
                 text_leaf, number_leaf = leaf.compare == "text", leaf.compare == "number"
                 separator = leaf.options.decimal_separator
-                column = [value.get(name) for value in values]
                 try:
                     got = list(map(cache.get, zip(map(type, column), column, strict=True),
                                    itertools.repeat(_FAULT)))
@@ -1984,7 +1995,7 @@ class _Scorer:
                         key = (type(v), v)
                         found = cache.get(key, _FAULT)
                         if found is _FAULT:
-                            if is_empty(v):
+                            if (not v.strip()) if key[0] is str else is_empty(v):
                                 found = None
                             elif text_leaf and key[0] is str:  # as _label_read
                                 known = canon_text(v)
@@ -2004,10 +2015,11 @@ class _Scorer:
                           for parts in zip(*part_columns, strict=True)]
             return signatures, list(zip(*got_columns, strict=True))
 
-        left = [(i, v) for i, v in enumerate(label) if isinstance(v, dict) and not is_empty(v)]
-        right = [(j, v) for j, v in enumerate(result) if isinstance(v, dict) and not is_empty(v)]
-        sig_left, info_left = read([v for _, v in left])
-        sig_right, info_right = read([v for _, v in right])
+        names = [name for name, _ in fields]
+        left, table_left = kept(label)
+        right, table_right = kept(result)
+        sig_left, info_left = read(table_left)
+        sig_right, info_right = read(table_right)
         order_left = sorted(range(len(left)), key=sig_left.__getitem__)
         order_right = sorted(range(len(right)), key=sig_right.__getitem__)
         pairs: list[tuple[int, int]] = []
@@ -2026,19 +2038,18 @@ class _Scorer:
         if rest_left and rest_right:
             chosen = self.match_flat(specs, [info_left[k] for k in rest_left],
                                      [info_right[k] for k in rest_right],
-                                     [right[k][1] for k in rest_right])
+                                     [table_right[k] for k in rest_right])
             pairs += [(rest_left[r], rest_right[c]) for r, c in chosen]
         paired_left, paired_right = set(), set()
         append = out.append
         for k_left, k_right in pairs:
             paired_left.add(k_left)
             paired_right.add(k_right)
-            index, value = left[k_left]
-            other = right[k_right][1]
             info, seen = info_left[k_left], info_right[k_right]
-            base = f"{address}[{index}]"
-            for b, (name, leaf, _, suffix, path, _) in enumerate(specs):
-                lv, rv = value.get(name), other.get(name)
+            value, other = table_left[k_left], table_right[k_right]
+            base = f"{address}[{left[k_left][0]}]"
+            for b, (_, leaf, _, suffix, path, _) in enumerate(specs):
+                lv, rv = value[b], other[b]
                 got, read_as = info[b], seen[b]  # None: empty
                 if got is None:  # the label states nothing here
                     kind = "correct_absence" if read_as is None else "hallucinated"
@@ -2052,27 +2063,25 @@ class _Scorer:
                     kind = ("type_error" if result_key is None else
                             "correct" if label_key == result_key else "wrong_value")
                     append((base + suffix, path, kind, lv, rv, label_key, result_key))
-        for k, (i, value) in enumerate(left):
+        for k, (i, _) in enumerate(left):
             if k not in paired_left:
-                base, info = f"{address}[{i}]", info_left[k]
-                for b, (name, _, _, suffix, path, _) in enumerate(specs):
+                base, info, value = f"{address}[{i}]", info_left[k], table_left[k]
+                for b, (_, _, _, suffix, path, _) in enumerate(specs):
                     if info[b] is not None:
-                        append((base + suffix, path, "missing", value.get(name), None, None,
-                                None))
-        for k, (j, value) in enumerate(right):
+                        append((base + suffix, path, "missing", value[b], None, None, None))
+        for k, (j, _) in enumerate(right):
             if k not in paired_right:
-                base, info = f"{address}[r{j}]", info_right[k]
-                for b, (name, _, _, suffix, path, _) in enumerate(specs):
+                base, info, value = f"{address}[r{j}]", info_right[k], table_right[k]
+                for b, (_, _, _, suffix, path, _) in enumerate(specs):
                     if info[b] is not None:
-                        append((base + suffix, path, "extra_item", None, value.get(name), None,
-                                None))
+                        append((base + suffix, path, "extra_item", None, value[b], None, None))
 
     def match_flat(self, specs: list[tuple], left: list[list], right: list[list],
-                   values: list[dict]) -> list[tuple[int, int]]:
+                   values: list[tuple]) -> list[tuple[int, int]]:
         """Optimal pairs (row, column) of flat label items and result items, each given as
         its (tag, key, ...) per field read as a label would be (None where empty), result
-        items also as ``values`` (dicts): a pair's weight counts its correct leaves (shared
-        (field, tag, key)), then its leaves present on both sides.
+        items also as ``values`` (their field values): a pair's weight counts its correct
+        leaves (shared (field, tag, key)), then its leaves present on both sides.
 
         Keys are numbered; result items are listed by key; each label key is joined to the
         result items holding it, label rows a slice at a time, and (row, column) codes are
@@ -2105,7 +2114,7 @@ class _Scorer:
             result_ids.append(ids[found] + size)
             extra_rows, extra_ids = [], []
             for c in others.tolist():
-                read_as, v = column[c], values[c].get(specs[b][0])
+                read_as, v = column[c], values[c][b]
                 for tag in tags:
                     if tag == read_as[0]:
                         key = read_as
