@@ -1964,9 +1964,14 @@ class _Scorer:
             :func:`_kept`) and each one's field values, read in the same pass."""
             items, table = [], []
             for index, value in enumerate(values):
-                if isinstance(value, dict) and not is_empty(value):
+                if not isinstance(value, dict):
+                    continue
+                row = tuple(map(value.get, names))
+                first = row[0]  # a first field stating something settles most items
+                if (first.__class__ is str and first.strip()) or (
+                        first.__class__ in _NEVER_EMPTY) or not is_empty(value):
                     items.append((index, value))
-                    table.append(tuple(map(value.get, names)))
+                    table.append(row)
             return items, table
 
         def read(table: list[tuple]) -> tuple[list[str], list[tuple]]:
