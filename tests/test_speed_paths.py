@@ -178,3 +178,30 @@ def test_join_slices_change_no_weight(seed, monkeypatch):
     monkeypatch.setattr(scorer, "_JOIN_SLICE", 1 + seed)
     sliced = scorer.score(result, schema, label, version="2.0")
     assert whole.__dict__["_verdicts"].rows == sliced.__dict__["_verdicts"].rows
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_flat_path_equals_the_generic_walk_on_tied_sparse_problems(seed, monkeypatch):
+    """1,200 x 1,200 rows from small vocabularies: many equal weights, the sparse solver
+    (about 1,100 x 1,100 items left after identical ones are paired)."""
+    rng = random.Random(100 + seed)
+    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+        "type": "object", "properties": {
+            "a": {"type": "string"}, "n": {"type": "number",
+                                           "x-leafscore": {"decimal_separator": ","}},
+            "d": {"type": "string", "format": "date"}, "b": {"type": "boolean"},
+            "m": {}, "q": {"type": "integer"}}}}}}
+
+    def row():
+        return {"a": rng.choice(["x", "y", "Z", " ", None]), "n": rng.choice([1, "1,5", 2.0, "x"]),
+                "d": rng.choice(["2024-01-02", "02.01.2024", "later"]),
+                "b": rng.choice([True, "false", "maybe"]), "m": rng.choice([1, "1", True, [1]]),
+                "q": rng.randrange(40)}
+
+    label = {"rows": [row() for _ in range(1200)]}
+    result = {"rows": [row() for _ in range(1200)]}
+    fast = scorer.score(result, schema, label, version="2.0")
+    with monkeypatch.context() as patch:
+        _generic(patch)
+        slow = scorer.score(result, schema, label, version="2.0")
+    assert fast.__dict__["_verdicts"].rows == slow.__dict__["_verdicts"].rows
