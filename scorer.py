@@ -462,6 +462,15 @@ def is_empty(value: Any) -> bool:
         return not value.strip()
     if not isinstance(value, dict | list | tuple):
         return False
+    if value.__class__ is dict:  # a first member stating something settles most objects
+        for item in value.values():
+            if item.__class__ is str:
+                if item.strip():
+                    return False
+            elif item.__class__ in _NEVER_EMPTY:
+                return False
+            else:
+                break
     stack = [value]
     while stack:
         item = stack.pop()
@@ -479,9 +488,17 @@ def is_empty(value: Any) -> bool:
     return True
 
 
+_NEVER_EMPTY = frozenset((int, float, bool))
+
+
 def _plain_decimal(number: Decimal) -> str:
     """Shortest plain decimal text of a finite Decimal: ``Decimal("12.0")`` -> ``"12"``,
     ``-0`` -> ``"0"``. Exponents beyond 40 digits are written ``1.5E+99`` instead."""
+    text = str(number)
+    if len(text) <= 40 and "E" not in text:  # already plain (exponent >= -40, <= 40 digits)
+        if "." in text:
+            text = text.rstrip("0").rstrip(".")
+        return "0" if text in ("0", "-0") else text
     sign, digits, exponent = number.as_tuple()
     digits = list(digits)
     while len(digits) > 1 and digits[-1] == 0:
@@ -563,6 +580,8 @@ def _text_fold(text: str) -> str:
     """The first five text steps: strip, NFKC, casefold, drop ``\\p{Cf}`` and variation
     selectors, fold fraction slashes, dashes, minus and curly quotes to ASCII. NFKC runs on
     the stream-safe form (:func:`_stream_safe`), so its cost is linear in the length."""
+    if text.isascii():  # NFKC, the drops and folds leave ASCII as is; casefold is lower
+        return text.strip().lower()
     text = unicodedata.normalize("NFKC", _stream_safe(text.strip())).casefold()
     text = _CF.sub("", text)
     return _DASH.sub("-", text.translate(_QUOTES)).strip()
@@ -585,6 +604,8 @@ def canon_text(value: Any) -> str:
         number = _json_decimal(value)
         return _plain_decimal(number) if number is not None else str(value).casefold()
     folded = _text_fold(value)
+    if folded.isascii() and (bare := folded.replace(" ", "")).isalnum():
+        return bare  # ASCII letters, digits and spaces: no sign, no marks, spaces dropped
     sign = _SIGN.match(folded)
     body = folded[1:] if sign else folded
     canon = _TEXT_DROP.sub("", _SPACE.sub("", body))
@@ -739,7 +760,11 @@ def canon_number(value: Any, decimal_separator: str = ".") -> Decimal | None:
     groups thousands, and a trailing mark (``"7."``) is read only when it is
     ``decimal_separator``. ``"1,240.00"`` -> ``Decimal("1240.00")``.
     """
-    if isinstance(value, str):
+    if value.__class__ is float and "e" not in (text := repr(value)) and "n" not in text:
+        number = Decimal(text)  # its shortest form, as _json_decimal reads it (finite)
+        if len(text) - text.index(".") <= 7:  # at most 6 places: kept as it is
+            return number
+    elif isinstance(value, str):
         number = _read_number_text(value, decimal_separator)
     else:
         number = _json_decimal(value)
@@ -1199,6 +1224,24 @@ def label_tag(leaf: Leaf, label: Any, canon: Callable[[Leaf, str, Any], Any] | N
     return tag
 
 
+def _label_read(leaf: Leaf, label: Any, canon: Callable[[Leaf, str, Any], Any]) -> tuple:
+    """(:func:`label_tag`, its canonical key) of a non-empty scalar label value. A plain
+    str, int, float or bool is read with :func:`canon_under` directly (its callers
+    remember the answer per value); any other value goes through ``canon``."""
+    if label.__class__ not in _PLAIN:
+        tag = label_tag(leaf, label, canon)
+        return tag, canon(leaf, tag, label)
+    tag = _kind_compare(leaf, label) if leaf.compare == "mix" else leaf.compare
+    key = canon_under(leaf, tag, label)
+    if key is None and tag in ("number", "boolean"):
+        tag, key = "text", canon_under(leaf, "text", label)  # a label fault (see label_tag)
+    return tag, key
+
+
+_PLAIN = frozenset((str, int, float, bool))
+_CONTAINERS = (dict, list)
+
+
 def canon_under(leaf: Leaf, tag: str, value: Any) -> Any:
     """The canonical key of ``value`` under comparator ``tag`` at ``leaf``; None when it
     cannot be read so (a type error on the result side). Keys are hashable and equal
@@ -1315,17 +1358,58 @@ def _solve(rows: int, cols: int, row: np.ndarray, col: np.ndarray, weight: np.nd
     (``row[k]``, ``col[k]``) of positive integer ``weight[k]``; items on no chosen edge
     stay unpaired. Returns (row, col) pairs sorted by row.
 
-    Exact: scipy's ``linear_sum_assignment`` on the dense matrix when it is small, else
-    LAPJVsp (``scipy.sparse.csgraph.min_weight_full_bipartite_matching``) on cost
-    ``ceiling - weight`` with one private dummy column of cost ``ceiling`` per row, so a
-    full matching always exists and choosing a dummy means "unpaired". Deterministic for
-    a given input order.
+    The edges are sorted by (row, column) into the layout of :func:`_assign`, so the
+    solver sees one canonical problem whatever order they came in. Deterministic.
     """
     if len(weight) == 0:
         return []
-    if _forced(row, col):  # no row or column with two candidates: every edge is chosen
-        order = np.argsort(row, kind="stable")
-        return list(zip(row[order].tolist(), col[order].tolist(), strict=True))
+    forced = _forced(row, col)
+    row = np.asarray(row, np.int64)
+    order = np.lexsort((col, row))
+    indptr = np.zeros(rows + 1, np.int64)
+    np.cumsum(np.bincount(row, minlength=rows) + 1, out=indptr[1:])
+    slots = np.ones(len(weight) + rows, bool)
+    slots[indptr[1:] - 1] = False
+    indices = np.zeros(len(slots), np.int32)
+    indices[slots] = np.asarray(col)[order]
+    data = np.zeros(len(slots), _weight_type(int(np.max(weight))))
+    data[slots] = np.asarray(weight)[order]
+    return _assign(rows, cols, [indptr, indices, data], forced)
+
+
+def _weight_type(most: int) -> type:
+    """int32 for weights (and costs) up to ``most`` when exact in it, else float64."""
+    return np.int32 if most < 2**31 - 2 else np.float64
+
+
+def _assign(rows: int, cols: int, graph: list[np.ndarray], forced: bool,
+            ) -> list[tuple[int, int]]:
+    """:func:`_solve` of edges in the solver's CSR layout, ``graph`` = [indptr, indices,
+    data] (emptied here, so the arrays are freed as soon as they are used): row ``r``
+    holds ``indptr[r + 1] - indptr[r] - 1`` edges, columns ascending with their positive
+    integer weights, then one slot for its dummy (any value). ``forced``: no row or
+    column is on two edges (then every edge is chosen).
+
+    Exact: scipy's ``linear_sum_assignment`` on the dense matrix when it is small, else
+    LAPJVsp (``scipy.sparse.csgraph.min_weight_full_bipartite_matching``) on cost
+    ``ceiling - weight`` with one private dummy column of cost ``ceiling`` per row, last in
+    its row, so a full matching always exists and choosing a dummy means "unpaired". The
+    costs overwrite the weights in place (int32 when exact, which scipy reads as the same
+    float64 values), so the graph costs no copy of its own.
+    """
+    indptr, indices, data = graph
+    graph.clear()
+    dummies = indptr[1:] - 1
+    counts = np.diff(indptr) - 1
+    if not counts.any():
+        return []
+    if forced or rows * cols <= _DENSE_LIMIT:
+        real = np.ones(len(data), bool)
+        real[dummies] = False
+        row = np.repeat(np.arange(rows), counts)
+        col, weight = indices[real], data[real]
+        if forced:  # every edge is chosen
+            return list(zip(row.tolist(), col.tolist(), strict=True))
     from scipy.optimize import linear_sum_assignment  # scipy loads with the first real choice
     from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
@@ -1334,14 +1418,15 @@ def _solve(rows: int, cols: int, row: np.ndarray, col: np.ndarray, weight: np.nd
         matrix[row, col] = weight
         chosen = zip(*linear_sum_assignment(matrix, maximize=True), strict=True)
         return [(int(r), int(c)) for r, c in chosen if matrix[r, c] > 0]
-    ceiling = float(weight.max()) + 1.0
-    everyone = np.arange(rows)
-    graph = _csr_matrix(
-        (np.concatenate([ceiling - weight.astype(np.float64), np.full(rows, ceiling)]),
-         (np.concatenate([row, everyone]), np.concatenate([col, cols + everyone]))),
-        shape=(rows, cols + rows),
-    )
-    matched_rows, matched_cols = min_weight_full_bipartite_matching(graph)
+    data[dummies] = 0
+    ceiling = data.max() + 1
+    np.subtract(ceiling, data, out=data)  # the dummies' cost is the ceiling itself
+    indices[dummies] = cols + np.arange(rows, dtype=np.int32)
+    del dummies
+    index = np.int32 if len(data) < 2**31 else np.int64
+    matrix = _csr_matrix((data, indices, indptr.astype(index)), shape=(rows, cols + rows))
+    del data, indices, indptr
+    matched_rows, matched_cols = min_weight_full_bipartite_matching(matrix)
     keep = matched_cols < cols
     return list(zip(matched_rows[keep].tolist(), matched_cols[keep].tolist(), strict=True))
 
@@ -1448,6 +1533,11 @@ class _Scorer:
         """Pair the non-empty items of two arrays and append the verdicts of every pair and
         of every unpaired item (spec 2.0 §5, §7 Pairing)."""
         item = node.items
+        if not node.ordered and depth < self.MAX_DEPTH:
+            fields = _flat_fields(item)
+            if fields is not None:
+                self.walk_flat(fields, label, result, address, field, out)
+                return
         item_field = f"{field}[]"
         # an item of the wrong JSON kind is dropped as empty on both sides (identity)
         left = [(i, v) for i, v in enumerate(label) if _kept(item, v)]
@@ -1532,7 +1622,7 @@ class _Scorer:
         values_left = [left[k][1] for k in rest_left]
         values_right = [right[k][1] for k in rest_right]
         flat = _flat_leaves(item)
-        chosen_flat = None if flat is None else self.match_flat(flat, values_left, values_right)
+        chosen_flat = None if flat is None else self.match_paths(flat, values_left, values_right)
         if chosen_flat is not None:
             return pairs + [(rest_left[r], rest_right[c], None) for r, c in chosen_flat]
         addresses = [f"{address}[{left[k][0]}]" for k in rest_left]
@@ -1803,7 +1893,7 @@ class _Scorer:
             return None
         return tuple(parts)
 
-    def match_flat(self, flat: list[tuple[tuple[str, ...], Leaf]], left: list, right: list,
+    def match_paths(self, flat: list[tuple[tuple[str, ...], Leaf]], left: list, right: list,
                    ) -> list[tuple[int, int]] | None:
         """:meth:`match` for object items whose leaves are all hashable and outside arrays:
         pair weights come from sparse products of item-by-key incidence matrices (correct
@@ -1855,6 +1945,273 @@ class _Scorer:
         ceiling = len(flat) * min(len(left), len(right)) + 1
         weight = shared.data.astype(np.int64) * ceiling + present
         return _solve(len(left), len(right), shared.row, shared.col, weight)
+
+
+    def walk_flat(self, fields: list[tuple[str, Leaf]], label: list, result: list,
+                  address: str, field: str, out: list[tuple]) -> None:
+        """:meth:`walk_array` of an unordered array of one-level flat objects
+        (:func:`_flat_fields`), with the same verdicts in the same order: each leaf value
+        is read (tag, canonical key, signature part) once per distinct value and field,
+        items are signed from those parts, identical ones paired by signature and the rest
+        by :meth:`match_flat`; verdict rows are written without walking the schema."""
+        item_field = f"{field}[]"
+        specs = [(name, leaf, f"{json.dumps(name)}=", _quoted(str(name)) or f".{name}",
+                  _join(item_field, name), {(type(None), None): None}) for name, leaf in fields]
+        canon = self.canon
+
+        def kept(values: list) -> tuple[list[tuple[int, dict]], list[tuple]]:
+            """(index, item) of the items that take part (non-empty objects, as
+            :func:`_kept`) and each one's field values, read in the same pass."""
+            items, table = [], []
+            for index, value in enumerate(values):
+                if not isinstance(value, dict):
+                    continue
+                row = tuple(map(value.get, names))
+                first = row[0]  # a first field stating something settles most items
+                if (first.__class__ is str and first.strip()) or (
+                        first.__class__ in _NEVER_EMPTY) or not is_empty(value):
+                    items.append((index, value))
+                    table.append(row)
+            return items, table
+
+        def read(table: list[tuple]) -> tuple[list[str], list[tuple]]:
+            """Each item's signature ('' when it states nothing) and its (tag, key, part)
+            per field (None where empty), a field at a time: values already read come
+            from the field's cache by C-level lookups; only new ones are canonicalized."""
+            got_columns, part_columns = [], []
+            for (_, leaf, member, _, _, cache), column in zip(
+                    specs, zip(*table, strict=True) if table else [()] * len(specs),
+                    strict=True):
+                text_leaf, number_leaf = leaf.compare == "text", leaf.compare == "number"
+                separator = leaf.options.decimal_separator
+                try:
+                    got = list(map(cache.get, zip(map(type, column), column, strict=True),
+                                   itertools.repeat(_FAULT)))
+                except TypeError:  # a container value: read the column one by one
+                    got = [_FAULT] * len(column)
+                if _FAULT in got:
+                    for k in [k for k, found in enumerate(got) if found is _FAULT]:
+                        v = column[k]
+                        if isinstance(v, _CONTAINERS):  # as leaf_signature
+                            text = None if is_empty(v) else canon_exact(v)
+                            got[k] = None if text is None else (
+                                "json", text, f"{member}json:{text}")
+                            continue
+                        key = (type(v), v)
+                        found = cache.get(key, _FAULT)
+                        if found is _FAULT:
+                            if (not v.strip()) if key[0] is str else is_empty(v):
+                                found = None
+                            elif text_leaf and key[0] is str:  # as _label_read
+                                known = canon_text(v)
+                                found = ("text", known, f"{member}text:{known}")
+                            elif number_leaf and key[0] is float and (
+                                    known := canon_number(v, separator)) is not None:
+                                found = ("number", known, f"{member}number:{_shown(known)}")
+                            else:  # as leaf_signature
+                                tag, known = _label_read(leaf, v, canon)
+                                shown = known if known.__class__ is str else _shown(known)
+                                found = (tag, known, f"{member}{tag}:{shown}")
+                            cache[key] = found
+                        got[k] = found
+                got_columns.append(got)
+                part_columns.append([None if found is None else found[2] for found in got])
+            signatures = [f"{{{text}}}" if (text := ",".join(filter(None, parts))) else ""
+                          for parts in zip(*part_columns, strict=True)]
+            return signatures, list(zip(*got_columns, strict=True))
+
+        names = [name for name, _ in fields]
+        left, table_left = kept(label)
+        right, table_right = kept(result)
+        sig_left, info_left = read(table_left)
+        sig_right, info_right = read(table_right)
+        order_left = sorted(range(len(left)), key=sig_left.__getitem__)
+        order_right = sorted(range(len(right)), key=sig_right.__getitem__)
+        pairs: list[tuple[int, int]] = []
+        waiting: dict[str, deque[int]] = {}
+        for k in order_left:
+            waiting.setdefault(sig_left[k], deque()).append(k)
+        rest_right = []
+        for k in order_right:  # identical items first
+            bucket = waiting.get(sig_right[k])
+            if bucket and sig_right[k]:
+                pairs.append((bucket.popleft(), k))
+            else:
+                rest_right.append(k)
+        taken = {p[0] for p in pairs}
+        rest_left = [k for k in order_left if k not in taken]
+        if rest_left and rest_right:
+            chosen = self.match_flat(specs, [info_left[k] for k in rest_left],
+                                     [info_right[k] for k in rest_right],
+                                     [table_right[k] for k in rest_right])
+            pairs += [(rest_left[r], rest_right[c]) for r, c in chosen]
+        paired_left, paired_right = set(), set()
+        append = out.append
+        for k_left, k_right in pairs:
+            paired_left.add(k_left)
+            paired_right.add(k_right)
+            info, seen = info_left[k_left], info_right[k_right]
+            value, other = table_left[k_left], table_right[k_right]
+            base = f"{address}[{left[k_left][0]}]"
+            for b, (_, leaf, _, suffix, path, _) in enumerate(specs):
+                lv, rv = value[b], other[b]
+                got, read_as = info[b], seen[b]  # None: empty
+                if got is None:  # the label states nothing here
+                    kind = "correct_absence" if read_as is None else "hallucinated"
+                    append((base + suffix, path, kind, lv, rv, None, None))
+                elif read_as is None:
+                    append((base + suffix, path, "missing", lv, rv, None, None))
+                else:
+                    tag, label_key = got[0], got[1]
+                    # the result read under its own tag is its key when the tags agree
+                    result_key = read_as[1] if read_as[0] == tag else canon(leaf, tag, rv)
+                    kind = ("type_error" if result_key is None else
+                            "correct" if label_key == result_key else "wrong_value")
+                    append((base + suffix, path, kind, lv, rv, label_key, result_key))
+        for k, (i, _) in enumerate(left):
+            if k not in paired_left:
+                base, info, value = f"{address}[{i}]", info_left[k], table_left[k]
+                for b, (_, _, _, suffix, path, _) in enumerate(specs):
+                    if info[b] is not None:
+                        append((base + suffix, path, "missing", value[b], None, None, None))
+        for k, (j, _) in enumerate(right):
+            if k not in paired_right:
+                base, info, value = f"{address}[r{j}]", info_right[k], table_right[k]
+                for b, (_, _, _, suffix, path, _) in enumerate(specs):
+                    if info[b] is not None:
+                        append((base + suffix, path, "extra_item", None, value[b], None, None))
+
+    def match_flat(self, specs: list[tuple], left: list[list], right: list[list],
+                   values: list[tuple]) -> list[tuple[int, int]]:
+        """Optimal pairs (row, column) of flat label items and result items, each given as
+        its (tag, key, ...) per field read as a label would be (None where empty), result
+        items also as ``values`` (their field values): a pair's weight counts its correct
+        leaves (shared (field, tag, key)), then its leaves present on both sides.
+
+        Keys are numbered; result items are listed by key; each label key is joined to the
+        result items holding it, label rows a slice at a time, and (row, column) codes are
+        counted with ``np.unique`` (sorted), so weights arrive in canonical CSR order and
+        only one slice of the join is ever held (int32 columns, float64 weights)."""
+        canon = self.canon
+        rows, cols = len(left), len(right)
+        size = 0  # key ids: a field's (tag, key, part) reads, numbered field after field
+        label_rows, label_ids, result_rows, result_ids = [], [], [], []
+        masks_left, masks_right = np.zeros(rows, np.uint64), np.zeros(cols, np.uint64)
+        for b, (_, leaf, member, _, _, _) in enumerate(specs):
+            numbers: dict[tuple, int] = {}  # equal reads <=> equal (tag, key)
+            column = [info[b] for info in left]
+            ids = np.array([-1 if got is None else numbers.setdefault(got, len(numbers))
+                            for got in column], np.int64)
+            found = np.flatnonzero(ids >= 0)
+            masks_left[found] |= np.uint64(1 << b)
+            label_rows.append(found)
+            label_ids.append(ids[found] + size)
+            tags = sorted({got[0] for got in numbers})
+            column = [info[b] for info in right]
+            only = tags[0] if len(tags) == 1 else None
+            ids = np.array([-2 if got is None else numbers.get(got, -1) if got[0] == only
+                            else -3 for got in column], np.int64)
+            masks_right[ids != -2] |= np.uint64(1 << b)
+            others = np.flatnonzero(ids == -3)  # read under another tag than the label's
+            ids[others] = -1
+            found = np.flatnonzero(ids >= 0)
+            result_rows.append(found)
+            result_ids.append(ids[found] + size)
+            extra_rows, extra_ids = [], []
+            for c in others.tolist():
+                read_as, v = column[c], values[c][b]
+                for tag in tags:
+                    if tag == read_as[0]:
+                        key = read_as
+                    else:
+                        known = canon(leaf, tag, v)
+                        key = (tag, known, f"{member}{tag}:{_shown(known)}")
+                    number = numbers.get(key) if key[1] is not None else None
+                    if number is not None:
+                        extra_rows.append(c)
+                        extra_ids.append(number + size)
+            result_rows.append(np.array(extra_rows, np.int64))
+            result_ids.append(np.array(extra_ids, np.int64))
+            size += len(numbers)
+        label_rows, label_ids = np.concatenate(label_rows), np.concatenate(label_ids)
+        order = np.argsort(label_rows, kind="stable")
+        label_rows, label_ids = label_rows[order], label_ids[order]
+        result_rows, result_ids = np.concatenate(result_rows), np.concatenate(result_ids)
+        if not len(result_rows):
+            return []
+        ceiling = len(specs) * min(rows, cols) + 1
+        graph = _join_counts(rows, cols, label_rows, label_ids, result_rows, result_ids,
+                             masks_left, masks_right, ceiling, len(specs), size)
+        del label_rows, label_ids, result_rows, result_ids, order
+        indptr, indices = graph[0], graph[1]
+        real = np.ones(len(indices), bool)
+        real[indptr[1:] - 1] = False
+        forced = bool((np.diff(indptr) <= 2).all()) and bool(
+            np.bincount(indices[real], minlength=cols).max(initial=0) <= 1)
+        del indptr, indices, real
+        return _assign(rows, cols, graph, forced)
+
+
+_JOIN_SLICE = 1 << 21  # joined (row, column) entries held at once by _join_counts
+
+
+def _join_counts(rows: int, cols: int, label_rows: np.ndarray, label_ids: np.ndarray,
+                 result_rows: np.ndarray, result_ids: np.ndarray, masks_left: np.ndarray,
+                 masks_right: np.ndarray, ceiling: int, fields: int, size: int,
+                 ) -> list[np.ndarray]:
+    """Pair weights of flat items in the layout of :func:`_assign`, [indptr, indices,
+    data]: ``shared * ceiling + present`` for every (row, column) sharing at least one key
+    id, where ``shared`` counts the key ids they share and ``present`` the fields
+    non-empty on both sides (bit masks). ``label_rows`` must be ascending; each label row
+    holds a key id at most once per field, so shared = number of join entries of the pair.
+    Label rows are joined a slice at a time, (row, column) codes counted by ``np.unique``
+    (sorted), and written straight into place."""
+    by_key = np.argsort(result_ids, kind="stable")
+    sorted_rows = result_rows[by_key]
+    del by_key
+    per_key = np.bincount(result_ids, minlength=size)
+    first = np.cumsum(per_key) - per_key
+    fan = per_key[label_ids]  # result entries joined to each label entry
+    del per_key
+    total = int(fan.sum()) + rows  # a bound: pages never written are never resident
+    indices = np.zeros(total, np.int32)
+    data = np.zeros(total, _weight_type(fields * ceiling + fields))
+    indptr = np.ones(rows + 1, np.int64)  # each row's dummy slot
+    indptr[0] = 0
+    ends = np.cumsum(fan)
+    written, start, done = 0, 0, 0  # slots of the rows before row ``done``, dummies included
+    while start < len(label_rows):
+        stop = int(np.searchsorted(ends, (ends[start - 1] if start else 0) + _JOIN_SLICE,
+                                   side="right"))
+        stop = max(stop, start + 1)
+        if stop < len(label_rows):  # whole label rows only
+            stop = int(np.searchsorted(label_rows, label_rows[stop], side="left"))
+            if stop <= start:
+                stop = int(np.searchsorted(label_rows, label_rows[start], side="right"))
+        low, high = int(label_rows[start]), int(label_rows[stop - 1]) + 1
+        written += low - done  # rows between slices hold no key: their dummy slot only
+        part = fan[start:stop]
+        count = int(part.sum())
+        if count:
+            offsets = np.repeat(first[label_ids[start:stop]] - (np.cumsum(part) - part), part)
+            offsets += np.arange(count)
+            codes = np.repeat(label_rows[start:stop] - low, part) * cols + sorted_rows[offsets]
+            del offsets
+            codes, shared = np.unique(codes, return_counts=True)
+            r = codes // cols
+            c = codes - r * cols
+            present = np.bitwise_count(masks_left[r + low] & masks_right[c])
+            per_row = np.bincount(r, minlength=high - low)
+            at = written + np.arange(len(codes)) + r  # one dummy slot after each row
+            indices[at] = c
+            data[at] = shared * ceiling + present
+            indptr[low + 1:high + 1] += per_row
+            del codes, shared, r, c, present, at
+        written += int(indptr[low + 1:high + 1].sum())
+        start, done = stop, high
+    np.cumsum(indptr, out=indptr)
+    end = int(indptr[-1])
+    return [indptr, indices[:end], data[:end]]
 
 
 _GROUP_ABOVE = 64  # result items beyond 2 x label items from which alike ones are grouped
@@ -2062,6 +2419,23 @@ def _flat_leaves(item: Any) -> list[tuple[tuple[str, ...], Leaf]] | None:
     return found if len(found) <= 62 else None
 
 
+def _flat_fields(item: Any) -> list[tuple[str, Leaf]] | None:
+    """(name, leaf) of each scored property of an object item node whose properties are
+    all leaves (ignored ones left out), each comparing by key equality under every tag,
+    at least 1 and at most 62; else None (see :meth:`_Scorer.walk_flat`)."""
+    if not isinstance(item, ObjectNode) or item.properties is None:
+        return None
+    fields = []
+    for name, child in item.properties.items():
+        if child is IGNORED:
+            continue
+        if not isinstance(child, Leaf) or not all(
+                hashable_tag(child, tag) for tag in possible_tags(child)):
+            return None
+        fields.append((name, child))
+    return fields if 0 < len(fields) <= 62 else None
+
+
 def _all_leaves(item: Any) -> list[Leaf] | None:
     """Every Leaf reachable below ``item`` (None for an open map, whose keys vary)."""
     found: list[Leaf] = []
@@ -2123,8 +2497,28 @@ def score_v2(result: Any, schema: Any, label: Any, *,
             return _parse_failure(root, label)
     rows: list[tuple] = []
     scorer = _Scorer()
-    scorer.walk(root, label, result, "", "", rows)
+    with _CollectorPaused():
+        scorer.walk(root, label, result, "", "", rows)
     return DocScore._from_rows(rows, exact=scorer.exact)
+
+
+class _CollectorPaused:
+    """Python's cyclic garbage collector off for a ``with`` block (a speed choice only): a
+    walk allocates a tuple per verdict and per leaf value read, which would trigger full
+    collections over the whole document again and again; the walk makes no cycles.
+    Turned back on after, unless it was off before."""
+
+    def __enter__(self) -> None:
+        import gc
+
+        self.enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        import gc
+
+        if self.enabled:
+            gc.enable()
 
 
 def _parse_failure(root: Any, label: Any) -> DocScore:

@@ -105,3 +105,103 @@ def test_import_loads_no_optional_library():
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                           text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+# ----- issue 15, round 2: the flat-array path and the join-built solver input -----------
+
+FLAT_SCHEMA = {
+    "type": "object",
+    "properties": {"rows": {"type": "array", "items": {"type": "object", "properties": {
+        "sku": {"type": "string"}, "qty": {"type": "integer"}, "price": {"type": "number"},
+        "ok": {"type": "boolean"}, "when": {"type": "string", "format": "date"},
+        "any": {}, "skip": {"type": "string", "x-leafscore": {"compare": "ignore"}},
+        "odd.name": {"type": "string"}}}}},
+}
+_VALUES = ["x", "X ", "y", "", "  ", None, 1, 1.0, "1", "1,0", 2, True, "true", "no",
+           "2024-01-02", "01/02/2024", "soon", [], {}, [1], {"a": 1}, {"a": None}, -0.0,
+           0.0, "N/A", "\u2014", "-"]
+
+
+def _flat_document(rng: random.Random) -> dict:
+    fields = ["sku", "qty", "price", "ok", "when", "any", "skip", "odd.name", "extra"]
+    rows = []
+    for _ in range(rng.randrange(0, 40)):
+        kind = rng.random()
+        if kind < 0.05:
+            rows.append(rng.choice([None, "", [], "row", 3, {}]))
+            continue
+        rows.append({f: rng.choice(_VALUES) for f in fields if rng.random() < 0.8})
+    return {"rows": rows}
+
+
+def _generic(monkeypatch):
+    monkeypatch.setattr(scorer, "_flat_fields", lambda item: None)
+
+
+@pytest.mark.parametrize("seed", range(60))
+def test_flat_array_path_equals_the_generic_walk(seed, monkeypatch):
+    rng = random.Random(seed)
+    label = _flat_document(rng)
+    result = _flat_document(rng) if seed % 3 else {"rows": [
+        dict(row) if isinstance(row, dict) else row for row in reversed(label["rows"])]}
+    fast = scorer.score(result, FLAT_SCHEMA, label, version="2.0")
+    rows_fast = fast.__dict__["_verdicts"].rows
+    with monkeypatch.context() as patch:
+        _generic(patch)
+        slow = scorer.score(result, FLAT_SCHEMA, label, version="2.0")
+    assert rows_fast == slow.__dict__["_verdicts"].rows  # same rows, same order
+    assert fast == slow
+
+
+@pytest.mark.parametrize("n", [300, 1500])
+def test_flat_array_path_equals_the_generic_walk_on_the_bench_document(n, monkeypatch):
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from bench_arrays import DEFAULT_SEED, make_flat
+
+    schema, label, result = make_flat(n, DEFAULT_SEED)
+    fast = scorer.score(result, schema, label, version="2.0")
+    with monkeypatch.context() as patch:
+        _generic(patch)
+        slow = scorer.score(result, schema, label, version="2.0")
+    assert fast.__dict__["_verdicts"].rows == slow.__dict__["_verdicts"].rows
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_join_slices_change_no_weight(seed, monkeypatch):
+    rng = random.Random(seed)
+    label = {"rows": [{"sku": rng.choice("abcd"), "qty": rng.randrange(4)} for _ in range(60)]}
+    result = {"rows": [{"sku": rng.choice("abcd"), "qty": rng.randrange(4)} for _ in range(60)]}
+    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+        "type": "object", "properties": {"sku": {"type": "string"},
+                                         "qty": {"type": "integer"}}}}}}
+    whole = scorer.score(result, schema, label, version="2.0")
+    monkeypatch.setattr(scorer, "_JOIN_SLICE", 1 + seed)
+    sliced = scorer.score(result, schema, label, version="2.0")
+    assert whole.__dict__["_verdicts"].rows == sliced.__dict__["_verdicts"].rows
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_flat_path_equals_the_generic_walk_on_tied_sparse_problems(seed, monkeypatch):
+    """1,200 x 1,200 rows from small vocabularies: many equal weights, the sparse solver
+    (about 1,100 x 1,100 items left after identical ones are paired)."""
+    rng = random.Random(100 + seed)
+    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+        "type": "object", "properties": {
+            "a": {"type": "string"}, "n": {"type": "number",
+                                           "x-leafscore": {"decimal_separator": ","}},
+            "d": {"type": "string", "format": "date"}, "b": {"type": "boolean"},
+            "m": {}, "q": {"type": "integer"}}}}}}
+
+    def row():
+        return {"a": rng.choice(["x", "y", "Z", " ", None]), "n": rng.choice([1, "1,5", 2.0, "x"]),
+                "d": rng.choice(["2024-01-02", "02.01.2024", "later"]),
+                "b": rng.choice([True, "false", "maybe"]), "m": rng.choice([1, "1", True, [1]]),
+                "q": rng.randrange(40)}
+
+    label = {"rows": [row() for _ in range(1200)]}
+    result = {"rows": [row() for _ in range(1200)]}
+    fast = scorer.score(result, schema, label, version="2.0")
+    with monkeypatch.context() as patch:
+        _generic(patch)
+        slow = scorer.score(result, schema, label, version="2.0")
+    assert fast.__dict__["_verdicts"].rows == slow.__dict__["_verdicts"].rows
