@@ -598,11 +598,25 @@ def canon_text(value: Any) -> str:
     ``"—"`` are equal and not empty. Examples: ``"Acme, Inc."`` -> ``"acmeinc"``,
     ``"-98.2"`` -> ``"-98.2"``, ``"1 / 2"`` -> ``"1/2"``.
     """
+    if value.__class__ is str and len(value) <= _MEMO_TEXT:
+        return _canon_string(value)
     if isinstance(value, bool):
         return "true" if value else "false"
     if not isinstance(value, str):
         number = _json_decimal(value)
         return _plain_decimal(number) if number is not None else str(value).casefold()
+    return _canon_string.__wrapped__(value)
+
+
+# Canonical forms of short strings are remembered across documents (a label is read once
+# per system; most result values equal label values). Pure functions of the string, so
+# the memo changes no value; length and entry bounds keep its memory under ~40 MB.
+_MEMO_TEXT = 200
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _canon_string(value: str) -> str:
+    """:func:`canon_text` of a string."""
     folded = _text_fold(value)
     if folded.isascii() and (bare := folded.replace(" ", "")).isalnum():
         return bare  # ASCII letters, digits and spaces: no sign, no marks, spaces dropped
@@ -811,8 +825,17 @@ def canon_date(value: Any, formats: Sequence[str] | None = None) -> str | None:
     case-insensitively and accepts unpadded numbers. A midnight timestamp equals its date:
     ``"2024-03-31T00:00:00Z"`` -> ``"2024-03-31"``; ``"March 31, 2024"`` -> the same.
     """
+    if value.__class__ is str and len(value) <= _MEMO_TEXT and (
+            formats is None or formats.__class__ is tuple):
+        return _canon_date_string(value, formats)
     if not isinstance(value, str):
         return None
+    return _canon_date_string.__wrapped__(value, formats)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _canon_date_string(value: str, formats: Sequence[str] | None) -> str | None:
+    """:func:`canon_date` of a string (remembered as :func:`_canon_string`)."""
     text = value.strip()
     match = _ISO_DATE.fullmatch(text)
     if match:
@@ -990,12 +1013,6 @@ class _Compiler:
 
     def __init__(self, schema: Any, file: str, defaults: Options) -> None:
         self.file, self.defaults, self.schema = file, defaults, schema
-        from referencing import Registry  # loaded with the first schema, not at import
-        from referencing.jsonschema import DRAFT202012
-
-        resource = DRAFT202012.create_resource(schema if isinstance(schema, dict) else {})
-        uri = "urn:leafscore:schema"
-        self.resolver = Registry().with_resource(uri, resource).resolver(base_uri=uri)
         # (id of a resolved record, options) -> (the record, kept so its id is never
         # reused; its node): each node is compiled once, however many $refs reach it
         self.memo: dict[tuple[int, Options], tuple[_Flat, Any]] = {}
@@ -1005,6 +1022,18 @@ class _Compiler:
 
     def error(self, pointer: str, reason: str) -> ScoringError:
         return ScoringError(self.file, pointer, reason)
+
+    @functools.cached_property
+    def resolver(self) -> Any:
+        """The ``referencing`` resolver of this schema alone (an empty registry: no
+        fetching), built with the first ``$ref``: schemas without one never load it."""
+        from referencing import Registry
+        from referencing.jsonschema import DRAFT202012
+
+        schema = self.schema if isinstance(self.schema, dict) else {}
+        uri = "urn:leafscore:schema"
+        resource = DRAFT202012.create_resource(schema)
+        return Registry().with_resource(uri, resource).resolver(base_uri=uri)
 
     def flatten(self, schema: Any, pointer: str, refs: tuple[str, ...] = ()) -> _Flat:
         """One schema node with ``$ref``, ``allOf``, ``anyOf``/``oneOf`` resolved into
@@ -1410,14 +1439,13 @@ def _assign(rows: int, cols: int, graph: list[np.ndarray], forced: bool,
         col, weight = indices[real], data[real]
         if forced:  # every edge is chosen
             return list(zip(row.tolist(), col.tolist(), strict=True))
-    from scipy.optimize import linear_sum_assignment  # scipy loads with the first real choice
-    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
-
     if rows * cols <= _DENSE_LIMIT:
         matrix = np.zeros((rows, cols))
         matrix[row, col] = weight
-        chosen = zip(*linear_sum_assignment(matrix, maximize=True), strict=True)
+        chosen = zip(*_linear_sum_assignment()(matrix, maximize=True), strict=True)
         return [(int(r), int(c)) for r, c in chosen if matrix[r, c] > 0]
+    from scipy.sparse.csgraph import min_weight_full_bipartite_matching
+
     data[dummies] = 0
     ceiling = data.max() + 1
     np.subtract(ceiling, data, out=data)  # the dummies' cost is the ceiling itself
@@ -1435,6 +1463,42 @@ def _forced(row: np.ndarray, col: np.ndarray) -> bool:
     """Whether no row and no column appears on two edges: then the edges (all of positive
     weight) form a matching, and the only maximum-weight one is all of them."""
     return len(np.unique(row)) == len(row) and len(np.unique(col)) == len(col)
+
+
+@functools.cache
+def _linear_sum_assignment() -> Callable[..., Any]:
+    """``scipy.optimize.linear_sum_assignment``, loaded on first use.
+
+    Importing ``scipy.optimize`` runs its whole package (linprog, linalg, about 0.2 s),
+    three times what a small benchmark takes to score; the function itself lives in the
+    extension module ``scipy/optimize/_lsap``, which needs only numpy. So that module is
+    loaded from its file (not registered in ``sys.modules``), and its function is used
+    only if it is the one scipy exports in this layout (checked by the tests); any other
+    layout falls back to the public import. Same function, same answers.
+    """
+    import importlib.machinery
+    import importlib.util
+
+    import scipy
+
+    folder = Path(scipy.__file__).parent / "optimize"
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        spec = importlib.util.spec_from_file_location("scipy.optimize._lsap",
+                                                      folder / f"_lsap{suffix}")
+        if spec is None or spec.loader is None or not (folder / f"_lsap{suffix}").is_file():
+            continue
+        try:
+            module = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(module)
+        except ImportError:
+            break
+        found = getattr(module, "linear_sum_assignment", None)
+        if callable(found):
+            return found
+        break
+    from scipy.optimize import linear_sum_assignment
+
+    return linear_sum_assignment
 
 
 def _csr_matrix(*args: Any, **kwargs: Any) -> Any:
@@ -3628,24 +3692,46 @@ def canonical_json(value: Any) -> bytes:
 
 
 def _canonical(node: Any, out: list[str], sort: bool = True) -> None:
-    # Recursive: every value passed here was read with bounded nesting.
-    if isinstance(node, dict):
+    # Recursive: every value passed here was read with bounded nesting. Strings go through
+    # the json module's own C escaper (what json.dumps uses), the commonest scalars by
+    # type, the rest through json.dumps itself: the bytes are json.dumps' bytes.
+    kind = node.__class__
+    if kind is str:
+        out.append(_escape(node))
+    elif isinstance(node, dict):
         out.append("{")
-        for i, key in enumerate(sorted(node) if sort else node):
-            out.append(("," if i else "") + json.dumps(key, ensure_ascii=False) + ":")
+        comma = ""
+        for key in (sorted(node) if sort else node):
+            out.append(f"{comma}{_escape(key) if key.__class__ is str else _scalar(key)}:")
+            comma = ","
             _canonical(node[key], out, sort)
         out.append("}")
     elif isinstance(node, list | tuple):
         out.append("[")
-        for i, item in enumerate(node):
-            if i:
+        comma = False
+        for item in node:
+            if comma:
                 out.append(",")
+            comma = True
             _canonical(item, out, sort)
         out.append("]")
-    elif isinstance(node, JSONNumber):
+    elif kind is JSONNumber:
         out.append(node.text)
-    else:  # allow_nan=False: NaN is not JSON, so it never reaches a key or digest
-        out.append(json.dumps(node, ensure_ascii=False, allow_nan=False))
+    elif kind is int:
+        out.append(int.__repr__(node))
+    elif kind is bool or node is None:
+        out.append(_LITERALS[node])
+    else:
+        out.append(_scalar(node))
+
+
+_escape = json.encoder.encode_basestring  # json.dumps(text, ensure_ascii=False)
+_LITERALS = {True: "true", False: "false", None: "null"}
+
+
+def _scalar(node: Any) -> str:
+    # allow_nan=False: NaN is not JSON, so it never reaches a key or digest
+    return json.dumps(node, ensure_ascii=False, allow_nan=False)
 
 
 # ----- benchmark.toml ------------------------------------------------------------------

@@ -205,3 +205,75 @@ def test_flat_path_equals_the_generic_walk_on_tied_sparse_problems(seed, monkeyp
         _generic(patch)
         slow = scorer.score(result, schema, label, version="2.0")
     assert fast.__dict__["_verdicts"].rows == slow.__dict__["_verdicts"].rows
+
+
+# ----- issue 15, round 3: start-up and cross-document memos --------------------------
+
+def test_the_directly_loaded_assignment_solver_is_scipys(monkeypatch):
+    from scipy.optimize import linear_sum_assignment
+
+    rng = np.random.default_rng(3)
+    for _ in range(200):  # small integer weights: many ties, so tie-breaking shows too
+        matrix = rng.integers(0, 3, tuple(int(x) for x in rng.integers(1, 9, 2))) * 1.0
+        mine = scorer._linear_sum_assignment()(matrix, maximize=True)
+        theirs = linear_sum_assignment(matrix, maximize=True)
+        assert [a.tolist() for a in mine] == [a.tolist() for a in theirs]
+
+
+def test_scoring_an_assignment_loads_no_scipy_optimize_package():
+    code = ("import sys, scorer\n"
+            "schema = {'type': 'object', 'properties': {'rows': {'type': 'array', 'items': "
+            "{'type': 'object', 'properties': {'a': {'type': 'string'}, 'b': {'type': "
+            "'string'}}}}}}\n"
+            "label = {'rows': [{'a': 'x', 'b': 'p'}, {'a': 'x', 'b': 'q'}]}\n"
+            "result = {'rows': [{'a': 'x', 'b': 's'}, {'a': 'x', 'b': 't'}]}\n"
+            "print(scorer.score(result, schema, label).value)\n"
+            "print('scipy.optimize' in sys.modules, 'scipy' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.split() == ["0.5", "False", "True"]  # 2 x 2 candidates: solved
+
+
+def test_the_assignment_solver_falls_back_to_the_public_import(monkeypatch, tmp_path):
+    import scipy
+    from scipy.optimize import linear_sum_assignment
+
+    (tmp_path / "optimize").mkdir()  # a scipy layout without the extension module
+    monkeypatch.setattr(scipy, "__file__", str(tmp_path / "__init__.py"))
+    scorer._linear_sum_assignment.cache_clear()
+    try:
+        assert scorer._linear_sum_assignment() is linear_sum_assignment
+    finally:
+        scorer._linear_sum_assignment.cache_clear()
+
+
+@pytest.mark.parametrize("text", ["  Acme, Inc. ", "ＡＣＭＥ", "-98.2", "1 / 2", "—", "ß",
+                                  "x" * 199, "x" * 200 + "!", "\u00e9\u0301" * 40])
+def test_remembered_canonical_text_equals_a_fresh_reading(text):
+    fresh = scorer._canon_string.__wrapped__(text)
+    assert scorer.canon_text(text) == fresh
+    assert scorer.canon_text(text) == fresh  # the second call answers from the memo
+
+
+@pytest.mark.parametrize(("text", "formats", "iso"), [
+    ("2024-03-31T00:00:00Z", None, "2024-03-31"),
+    (" March 31, 2024 ", None, "2024-03-31"),
+    ("31.03.2024", ("%d.%m.%Y",), "2024-03-31"),
+    ("31.03.2024", ["%d.%m.%Y"], "2024-03-31"),  # a list is read, just not remembered
+    ("31.03.2024", ("%Y",), None),
+])
+def test_remembered_dates_depend_on_the_formats(text, formats, iso):
+    assert scorer.canon_date(text, formats) == iso
+    assert scorer.canon_date(text, formats) == iso
+
+
+def test_schema_text_is_json_dumps_text_when_no_number_keeps_its_written_form():
+    import json
+
+    value = {"b": [1, 2.5, -0.0, True, None, "é\u2028\x00"], "a": {"z": "", "y": 10**30}}
+    assert scorer.json_text(value) == json.dumps(
+        value, ensure_ascii=False, separators=(",", ":")).encode()
+    assert scorer.canonical_json(value) == json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
+    kept = scorer.parse_json('{"rate": 157.40, "n": 1E2}', "t.json").value
+    assert scorer.json_text(kept) == b'{"rate":157.40,"n":1E2}'
