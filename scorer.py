@@ -384,6 +384,21 @@ class DocScore:
         fields = {path: FieldCounts(*sums[path]) for path in sorted(sums)}
         return cls(version, cls.accuracy_of(counts), tuple(verdicts), counts, fields, exact)
 
+    def replace(self, **changes: Any) -> DocScore:
+        """``dataclasses.replace`` of this score; verdicts not yet built stay unbuilt."""
+        changes.setdefault("verdicts", self.__dict__["_verdicts"])
+        return dataclasses.replace(self, **changes)
+
+    def verdict_tally(self) -> dict[tuple[str, str], int]:
+        """(field path, verdict kind) -> how many verdicts, for every pair that occurs,
+        correct absences included; keys in first-seen order. Counted from the verdict
+        rows when the Verdict objects were not built yet (they are not built here)."""
+        held = self.__dict__["_verdicts"]
+        if isinstance(held, _Rows):
+            return dict(collections.Counter(zip(map(_FIELD, held.rows),
+                                                map(_KIND, held.rows), strict=True)))
+        return dict(collections.Counter((v.field, v.kind) for v in held))
+
     @classmethod
     def _from_rows(cls, rows: list[tuple], *, exact: bool = True) -> DocScore:
         """:meth:`from_verdicts` of verdict rows (:func:`_compare_row`), the Verdicts
@@ -391,7 +406,7 @@ class DocScore:
         counts = dict.fromkeys(VERDICT_KINDS, 0)
         sums: dict[str, list[int]] = {}
         # counted at C speed per (kind, field): a handful of keys however many rows
-        tally = collections.Counter(zip(map(_KIND, rows), map(_FIELD, rows)))
+        tally = collections.Counter(zip(map(_KIND, rows), map(_FIELD, rows), strict=True))
         for (kind, field), many in tally.items():
             counts[kind] += many
             if kind != "correct_absence":
@@ -2114,29 +2129,32 @@ class _Scorer:
                                      [info_right[k] for k in rest_right],
                                      [table_right[k] for k in rest_right])
             pairs += [(rest_left[r], rest_right[c]) for r, c in chosen]
-        paired_left, paired_right = set(), set()
+        paired_left = {p[0] for p in pairs}
+        paired_right = {p[1] for p in pairs}
         append = out.append
+        plan = [(b, leaf, suffix, path)
+                for b, (_, leaf, _, suffix, path, _) in enumerate(specs)]
         for k_left, k_right in pairs:
-            paired_left.add(k_left)
-            paired_right.add(k_right)
             info, seen = info_left[k_left], info_right[k_right]
             value, other = table_left[k_left], table_right[k_right]
             base = f"{address}[{left[k_left][0]}]"
-            for b, (_, leaf, _, suffix, path, _) in enumerate(specs):
-                lv, rv = value[b], other[b]
+            for b, leaf, suffix, path in plan:
                 got, read_as = info[b], seen[b]  # None: empty
                 if got is None:  # the label states nothing here
                     kind = "correct_absence" if read_as is None else "hallucinated"
-                    append((base + suffix, path, kind, lv, rv, None, None))
+                    append((base + suffix, path, kind, value[b], other[b], None, None))
                 elif read_as is None:
-                    append((base + suffix, path, "missing", lv, rv, None, None))
+                    append((base + suffix, path, "missing", value[b], other[b], None, None))
                 else:
-                    tag, label_key = got[0], got[1]
+                    label_key = got[1]
                     # the result read under its own tag is its key when the tags agree
-                    result_key = read_as[1] if read_as[0] == tag else canon(leaf, tag, rv)
+                    # (the same read object when both sides hold the same value)
+                    result_key = read_as[1] if read_as is got or read_as[0] == got[0] \
+                        else canon(leaf, got[0], other[b])
                     kind = ("type_error" if result_key is None else
                             "correct" if label_key == result_key else "wrong_value")
-                    append((base + suffix, path, kind, lv, rv, label_key, result_key))
+                    append((base + suffix, path, kind, value[b], other[b], label_key,
+                            result_key))
         for k, (i, _) in enumerate(left):
             if k not in paired_left:
                 base, info, value = f"{address}[{i}]", info_left[k], table_left[k]
@@ -2595,7 +2613,7 @@ def _parse_failure(root: Any, label: Any) -> DocScore:
     found: list[tuple] = []
     _Scorer().walk(root, label, None, "", "", found)
     rows = [(*v[:2], "parse_failure", *v[3:]) for v in found if v[2] == "missing"]
-    return dataclasses.replace(DocScore._from_rows(rows), value=0.0)
+    return DocScore._from_rows(rows).replace(value=0.0)
 
 
 # =====================================================================================

@@ -37,7 +37,7 @@ from leafscore import suspects as suspects_mod
 from leafscore import validity as validity_mod
 from leafscore import verdicts as verdicts_mod
 from leafscore.benchmark import Benchmark, load_folder, load_jsonl, read_raw
-from leafscore.cache import Cache, default_cache_dir, scorer_digest
+from leafscore.cache import Cache, code_digest, default_cache_dir, scorer_digest
 from leafscore.config import BenchmarkConfig, load_config
 from leafscore.errors import InputError
 from leafscore.executors import Executor, make_executor
@@ -233,19 +233,63 @@ def _cache(cache: bool | Cache, cache_dir: str | Path | None) -> Cache:
     return Cache(Path(cache_dir) if cache_dir else default_cache_dir()) if cache else Cache(None)
 
 
-def label_warnings(bench: Benchmark) -> list[str]:
-    """One line per label that violates its schema, then a count (empty when none)."""
+def label_warnings(bench: Benchmark, cache: Cache | None = None) -> list[str]:
+    """One line per label that violates its schema, then a count (empty when none).
+
+    ``cache``: where each label's outcome is kept, keyed by the schema's and label's
+    digests, their file names, and the validating code and library versions, so a rerun
+    over unchanged labels validates none of them again (a miss validates as usual).
+    """
     out = []
+    # a folder of its own inside the cache, so cell entries and label checks never mix
+    store = cache.part("label-checks") if cache is not None else None
+    store = store if store is not None and store.directory is not None else None
     for doc in bench.documents:
-        found = [p for p in check_label(doc.label, doc.schema, doc.label_file, doc.schema_file)
-                 if p.level == "error"]
-        if found:
-            where = f"#{found[0].pointer}" if found[0].pointer else "the root"
-            out.append(f"{doc.label_file}: violates its schema ({len(found)} problem(s); "
-                       f"first at {where}: {found[0].message}); scored as it is")
+        key = _label_check_key(doc) if store is not None else None
+        found = store.get(key) if key is not None else None
+        line = found[0].get("label_check") if found and isinstance(found[0], dict) else None
+        if not (found and isinstance(found[0], dict) and "label_check" in found[0]
+                and (line is None or isinstance(line, str))):
+            line = _label_check(doc)
+            if key is not None:
+                store.put(key, {"label_check": line})
+        if line is not None:
+            out.append(line)
     if out:
         out.append(f"{len(out)} label(s) violate their schema; run `leafscore validate`")
     return out
+
+
+def _label_check(doc: Any) -> str | None:
+    """The warning line of one label that violates its schema, else ``None``."""
+    found = [p for p in check_label(doc.label, doc.schema, doc.label_file, doc.schema_file)
+             if p.level == "error"]
+    if not found:
+        return None
+    where = f"#{found[0].pointer}" if found[0].pointer else "the root"
+    return (f"{doc.label_file}: violates its schema ({len(found)} problem(s); "
+            f"first at {where}: {found[0].message}); scored as it is")
+
+
+def _label_check_key(doc: Any) -> str:
+    """Cache key of one label's schema check: everything its warning line depends on."""
+    import hashlib
+
+    parts = ["label-check/1", code_digest(), _validator_version(), doc.schema_sha256,
+             doc.label_sha256, doc.schema_file, doc.label_file]
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+
+
+def _validator_version() -> str:
+    """The versions of the libraries and the module a label check runs on."""
+    import hashlib
+    from importlib import metadata
+
+    import leafscore.validate as validate_mod
+
+    code = hashlib.sha256(Path(validate_mod.__file__).read_bytes()).hexdigest()
+    return "|".join([code, *(f"{name}={metadata.version(name)}"
+                             for name in ("jsonschema", "referencing"))])
 
 
 def evaluate_benchmark(bench: Benchmark, *, version: str | None = None, workers: int = 1,
@@ -283,16 +327,17 @@ def evaluate_benchmark(bench: Benchmark, *, version: str | None = None, workers:
         raise ValueError(f"version {resolved} keeps no per-leaf verdicts to write")
     chosen = executor if not isinstance(executor, str) else make_executor(
         executor, workers=workers, scheduler=scheduler)
+    store = _cache(cache, cache_dir)
     early = [*bench.warnings,
              *(str(p) for p in names.check_names(bench.systems, list(bench.ids()))),
-             *label_warnings(bench)]
+             *label_warnings(bench, store)]
     if before_scoring is not None:
         before_scoring(early)
     with contextlib.ExitStack() as stack:
         on_cell = None if verdicts_to is None else stack.enter_context(
             verdicts_mod.writer(Path(verdicts_to)))
         run = score_benchmark(bench, version=resolved, options=bench.config.options,
-                              cache=_cache(cache, cache_dir), progress=progress,
+                              cache=store, progress=progress,
                               verdicts=keep_verdicts, executor=chosen, on_cell=on_cell)
     late = [w for cell in run.cells.values() for w in cell.warnings]
     return Evaluation(bench, run, tuple(early + late))

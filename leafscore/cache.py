@@ -168,6 +168,13 @@ class Cache:
 
     directory: Path | None
 
+    def part(self, name: str) -> Cache:
+        """A cache in the sub-folder ``name`` with its own signing key, for entries of
+        another kind; disabled when this one is (disabled, or its key is not safe)."""
+        if self.directory is None or _secret(str(self.directory)) is None:
+            return Cache(None)
+        return Cache(self.directory / name)
+
     def get(self, key: str, *, detail: bool = False) -> tuple[Any, Any] | None:
         """``(entry, detail)`` stored under ``key``; ``detail`` is ``None`` unless asked for
         and stored. ``None`` when absent, disabled, unreadable, or when a MAC does not

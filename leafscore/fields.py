@@ -74,6 +74,21 @@ def error_kinds(verdicts: Iterable[Any]) -> dict[str, dict[str, int]]:
             for path, kinds in sorted(found.items()) if kinds or path not in counted}
 
 
+def error_kinds_of(score: Any) -> dict[str, dict[str, int]]:
+    """:func:`error_kinds` of a version-2.0 ``DocScore``'s verdicts, counted from its
+    :meth:`~scorer.DocScore.verdict_tally`, so its Verdict objects are never built."""
+    found: dict[str, dict[str, int]] = {}
+    counted: set[str] = set()
+    for (field, kind), many in score.verdict_tally().items():
+        kinds = found.setdefault(field, {})
+        if kind != "correct_absence":
+            counted.add(field)
+        if kind not in NOT_ERRORS:
+            kinds[kind] = kinds.get(kind, 0) + many
+    return {path: {kind: kinds[kind] for kind in sorted(kinds)}
+            for path, kinds in sorted(found.items()) if kinds or path not in counted}
+
+
 def require_fields(run: Any, system: str) -> list[Any]:
     """The version-2.0 document scores of ``system`` in id order.
 
@@ -100,7 +115,7 @@ def sum_fields(scores: Iterable[Any],
     score in the same order; by default they are folded from each score's ``.verdicts``.
     """
     scores = list(scores)
-    per_doc = [error_kinds(s.verdicts) for s in scores] if errors is None else list(errors)
+    per_doc = [_kinds(s) for s in scores] if errors is None else list(errors)
     if len(per_doc) != len(scores):
         raise ValueError(f"{len(per_doc)} error maps for {len(scores)} scores")
     counts: dict[str, scorer.FieldCounts] = {}
@@ -131,7 +146,13 @@ def cell_errors(cell: Any) -> Mapping[str, Mapping[str, int]]:
     """A cell's per-field error kinds: its folded ``errors`` when it has them (a
     ``runner.Cell``), else folded from its score's verdicts."""
     folded = getattr(cell, "errors", None)
-    return folded if folded is not None else error_kinds(cell.score.verdicts)
+    return folded if folded is not None else _kinds(cell.score)
+
+
+def _kinds(score: Any) -> dict[str, dict[str, int]]:
+    """Error kinds of one score: from its tally when it keeps one (no Verdict built)."""
+    return error_kinds_of(score) if hasattr(score, "verdict_tally") \
+        else error_kinds(score.verdicts)
 
 
 def worst_first(rows: Iterable[FieldRow]) -> tuple[FieldRow, ...]:

@@ -31,7 +31,7 @@ from leafscore import __version__
 from leafscore.benchmark import Benchmark, Document, RawResult, read_result
 from leafscore.cache import Cache, cache_key, code_digest, options_sha256
 from leafscore.executors import Executor, ExecutorError, make_executor
-from leafscore.fields import NOT_ERRORS, error_kinds
+from leafscore.fields import NOT_ERRORS, error_kinds, error_kinds_of
 from leafscore.signature import format_signature, set_digest
 
 #: The statuses a ``Cell`` may carry.
@@ -60,6 +60,8 @@ class Cell:
         ``None`` for a score without verdicts (1.0, or a missing result under 1.0)."""
         if self.errors is not None:
             return self.errors
+        if isinstance(self.score, scorer.DocScore):
+            return error_kinds_of(self.score)  # counted from rows: no Verdict is built
         verdicts = getattr(self.score, "verdicts", None)
         return None if verdicts is None else error_kinds(verdicts)
 
@@ -69,9 +71,15 @@ def folded(cell: Cell, *, verdicts: bool) -> Cell:
     ``verdicts``, its score's verdicts dropped (``verdicts == ()``): what a run keeps of a
     document, O(fields) instead of O(leaves). A score without verdicts is returned as is.
     """
-    if getattr(cell.score, "verdicts", None) is None:
+    if isinstance(cell.score, scorer.DocScore):
+        # one verdict per count: the counts say whether there are any, and reading
+        # .verdicts would build every Verdict object
+        any_verdicts = sum(cell.score.counts.values()) > 0
+    elif getattr(cell.score, "verdicts", None) is None:
         return cell
-    score = cell.score if verdicts or not cell.score.verdicts \
+    else:
+        any_verdicts = bool(cell.score.verdicts)
+    score = cell.score if verdicts or not any_verdicts \
         else dataclasses.replace(cell.score, verdicts=())
     return Cell(cell.status, score, cell.warnings, cell.field_errors())
 
@@ -86,8 +94,7 @@ def shared_parts(cell: Cell, table: dict[Any, Any]) -> Cell:
         return cell
     fields = {path: table.setdefault(counts, counts) for path, counts in score.fields.items()}
     counts = table.setdefault(("counts", *score.counts.items()), score.counts)
-    return dataclasses.replace(cell, score=dataclasses.replace(score, fields=fields,
-                                                               counts=counts))
+    return dataclasses.replace(cell, score=score.replace(fields=fields, counts=counts))
 
 
 @dataclass(frozen=True)

@@ -29,8 +29,14 @@ def run(*args):
 
 def the_entry(cache_dir):
     """(key, path) of the one entry in ``cache_dir``."""
-    (path,) = [p for p in cache_dir.rglob("*.json") if not p.name.startswith(".")]
+    (path,) = cell_entries(cache_dir)
     return path.stem, path
+
+
+def cell_entries(cache_dir):
+    """The cell entries of a cache folder (label checks live apart, in label-checks/)."""
+    return [p for p in cache_dir.rglob("*.json")
+            if not p.name.startswith(".") and "label-checks" not in p.parts]
 
 
 def write_signed(cache_dir, key, path, entry_line: bytes, detail_line: bytes = b""):
@@ -147,7 +153,7 @@ def test_an_entry_copied_under_another_key_is_rescored(tmp_path):
                           {"good": {"d1": LABEL}, "poor": {"d1": HALF_RIGHT}})
     cache_dir = tmp_path / "cache"
     cold = run("score", root, "--format", "json", "--cache-dir", cache_dir)
-    entries = {parts(p)[1]["score"]["accuracy"]: p for p in cache_dir.rglob("*.json")}
+    entries = {parts(p)[1]["score"]["accuracy"]: p for p in cell_entries(cache_dir)}
     entries[0.5].write_bytes(entries[1.0].read_bytes())  # the perfect entry, signed
     warm = run("score", root, "--format", "json", "--cache-dir", cache_dir)
     assert json.loads(warm.stdout)["systems"]["poor"]["documents"] == {"d1": 0.5}

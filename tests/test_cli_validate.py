@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from cli_helpers import FLAT, REPO, invoke, make_benchmark, private_cache, write_json
 
 __all__ = ["private_cache"]
@@ -159,3 +160,28 @@ def test_score_and_leaderboard_warn_once_per_label_violating_its_schema_and_stil
         assert lines[1] == ("leafscore: warning: 1 label(s) violate their schema; "
                             "run `leafscore validate`")
         assert len(lines) == 2
+
+
+def test_a_rerun_with_a_cache_reads_each_label_check_instead_of_validating_again(
+    tmp_path, monkeypatch,
+):
+    from leafscore import api
+
+    root = make_benchmark(tmp_path, {"d": {"a": 1}, "e": {"a": "y"}},
+                          {"s": {"d": {"a": "1"}, "e": {"a": "y"}}})
+    cache = api.Cache(tmp_path / "cache")
+    first = api.label_warnings(api.load(root), cache)
+    monkeypatch.setattr(api, "check_label", lambda *a: pytest.fail("validated again"))
+    assert api.label_warnings(api.load(root), cache) == first
+    assert first[0].startswith("labels/d.json: violates its schema (1 problem(s)")
+    assert len(first) == 2
+
+
+def test_an_edited_label_is_validated_again_despite_the_cache(tmp_path):
+    from leafscore import api
+
+    root = make_benchmark(tmp_path, {"d": {"a": 1}}, {"s": {"d": {"a": "1"}}})
+    cache = api.Cache(tmp_path / "cache")
+    assert len(api.label_warnings(api.load(root), cache)) == 2
+    (root / "labels" / "d.json").write_text('{"a": "fixed"}')
+    assert api.label_warnings(api.load(root), cache) == []

@@ -277,3 +277,22 @@ def test_schema_text_is_json_dumps_text_when_no_number_keeps_its_written_form():
         value, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
     kept = scorer.parse_json('{"rate": 157.40, "n": 1E2}', "t.json").value
     assert scorer.json_text(kept) == b'{"rate":157.40,"n":1E2}'
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_error_kinds_from_the_verdict_rows_equal_those_from_the_verdicts(seed):
+    from leafscore.fields import error_kinds, error_kinds_of
+
+    rng = random.Random(seed)
+    doc = scorer.score(_flat_document(rng), FLAT_SCHEMA, _flat_document(rng), version="2.0")
+    from_rows = error_kinds_of(doc)
+    assert isinstance(doc.__dict__["_verdicts"], scorer._Rows)  # no Verdict was built
+    assert from_rows == error_kinds(doc.verdicts)
+
+
+def test_a_run_keeping_no_verdicts_never_builds_a_verdict(monkeypatch, tmp_path):
+    import leafscore
+
+    monkeypatch.setattr(scorer, "_verdict", lambda row: pytest.fail("a Verdict was built"))
+    run = leafscore.evaluate(REPO, version="2.0", cache=False, keep_verdicts=False)
+    assert run.leaderboard().rows[0].score > 0.5
