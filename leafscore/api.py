@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -280,6 +281,7 @@ def _label_check_key(doc: Any) -> str:
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
+@functools.cache
 def _validator_version() -> str:
     """The versions of the libraries and the module a label check runs on."""
     import hashlib

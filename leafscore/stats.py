@@ -43,7 +43,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.stats import norm
 
 #: Resamples drawn when none are given.
 DEFAULT_RESAMPLES = 1000
@@ -412,6 +411,8 @@ def _z_total(alpha: float, power: float) -> float:
         raise ValueError(f"alpha={alpha} must be between 0 and 1")
     if not 0.0 < power < 1.0:
         raise ValueError(f"power={power} must be between 0 and 1")
+    from scipy.stats import norm  # 0.4 s to import: loaded by the one function using it
+
     return float(norm.ppf(1.0 - alpha / 2.0) + norm.ppf(power))
 
 

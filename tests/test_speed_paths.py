@@ -296,3 +296,11 @@ def test_a_run_keeping_no_verdicts_never_builds_a_verdict(monkeypatch, tmp_path)
     monkeypatch.setattr(scorer, "_verdict", lambda row: pytest.fail("a Verdict was built"))
     run = leafscore.evaluate(REPO, version="2.0", cache=False, keep_verdicts=False)
     assert run.leaderboard().rows[0].score > 0.5
+
+
+def test_the_cli_imports_no_scipy_until_a_command_needs_it():
+    code = ("import sys, leafscore.cli; print(sorted({m.split('.')[0] for m in sys.modules} & "
+            "{'scipy', 'rapidfuzz', 'pandas', 'dask'}))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.strip() == "[]"
