@@ -2063,16 +2063,19 @@ class _Scorer:
             per field (None where empty), a field at a time: values already read come
             from the field's cache by C-level lookups; only new ones are canonicalized."""
             got_columns, part_columns = [], []
-            for (_, leaf, member, _, _, cache), column in zip(
-                    specs, zip(*table, strict=True) if table else [()] * len(specs),
-                    strict=True):
+            for (_, leaf, member, _, _, cache), texts, column in zip(
+                    specs, text_caches,
+                    zip(*table, strict=True) if table else [()] * len(specs), strict=True):
                 text_leaf, number_leaf = leaf.compare == "text", leaf.compare == "number"
                 separator = leaf.options.decimal_separator
-                try:
-                    got = list(map(cache.get, zip(map(type, column), column, strict=True),
-                                   itertools.repeat(_FAULT)))
-                except TypeError:  # a container value: read the column one by one
-                    got = [_FAULT] * len(column)
+                if set(map(type, column)) <= _STR_OR_NONE:  # keyed by the string alone
+                    got = list(map(texts.get, column, itertools.repeat(_FAULT)))
+                else:
+                    try:
+                        got = list(map(cache.get, zip(map(type, column), column, strict=True),
+                                       itertools.repeat(_FAULT)))
+                    except TypeError:  # a container value: read the column one by one
+                        got = [_FAULT] * len(column)
                 if _FAULT in got:
                     for k in [k for k, found in enumerate(got) if found is _FAULT]:
                         v = column[k]
@@ -2097,6 +2100,8 @@ class _Scorer:
                                 shown = known if known.__class__ is str else _shown(known)
                                 found = (tag, known, f"{member}{tag}:{shown}")
                             cache[key] = found
+                        if key[0] is str:
+                            texts[v] = found
                         got[k] = found
                 got_columns.append(got)
                 part_columns.append([None if found is None else found[2] for found in got])
@@ -2105,6 +2110,9 @@ class _Scorer:
             return signatures, list(zip(*got_columns, strict=True))
 
         names = [name for name, _ in fields]
+        # per field, the reads of string values by the string alone: a column holding
+        # only strings (and nulls) is looked up without building (type, value) keys
+        text_caches: list[dict[Any, Any]] = [{None: None} for _ in fields]
         left, table_left = kept(label)
         right, table_right = kept(result)
         sig_left, info_left = read(table_left)
@@ -2470,6 +2478,7 @@ def normalize_field_path(text: str) -> str:
 
 
 _FAULT = object()
+_STR_OR_NONE = frozenset((str, type(None)))
 
 
 def _get_path(value: Any, path: tuple[str, ...], fault: Any = None) -> Any:
