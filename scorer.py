@@ -441,7 +441,9 @@ class DocScore:
         if not self.exact:
             out["exact"] = False
         if verdicts:
-            out["verdicts"] = [verdict.to_dict() for verdict in self.verdicts]
+            held = self.__dict__["_verdicts"]
+            out["verdicts"] = [_row_dict(row) for row in held.rows] \
+                if isinstance(held, _Rows) else [v.to_dict() for v in held]
         return out
 
     @classmethod
@@ -1375,6 +1377,14 @@ def _compare_row(leaf: Leaf, label: Any, result: Any, address: str, field: str,
     else:
         kind = "correct" if _equal(leaf, tag, label_key, result_key) else "wrong_value"
     return (address, field, kind, label, result, label_key, result_key)
+
+
+def _row_dict(row: tuple) -> dict[str, Any]:
+    """``_verdict(row).to_dict()``, without building the Verdict."""
+    address, field, kind, label, result, label_key, result_key = row
+    return {"address": address, "field": field, "kind": kind, "label": label,
+            "result": result, "label_canon": _shown(label_key),
+            "result_canon": _shown(result_key)}
 
 
 def _verdict(row: tuple) -> Verdict:

@@ -304,3 +304,15 @@ def test_the_cli_imports_no_scipy_until_a_command_needs_it():
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                           text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_verdicts_written_from_rows_equal_those_written_from_verdicts(seed):
+    rng = random.Random(seed)
+    doc = scorer.score(_flat_document(rng), FLAT_SCHEMA, _flat_document(rng), version="2.0")
+    from_rows = doc.to_dict(verdicts=True)
+    assert isinstance(doc.__dict__["_verdicts"], scorer._Rows)  # still not built
+    built = scorer.DocScore.from_verdicts(doc.verdicts, exact=doc.exact)
+    assert from_rows == built.to_dict(verdicts=True)
+    assert [list(v) for v in map(dict.keys, from_rows["verdicts"])][:1] in (
+        [], [["address", "field", "kind", "label", "result", "label_canon", "result_canon"]])
