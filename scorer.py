@@ -391,7 +391,7 @@ class DocScore:
         counts = dict.fromkeys(VERDICT_KINDS, 0)
         sums: dict[str, list[int]] = {}
         # counted at C speed per (kind, field): a handful of keys however many rows
-        tally = collections.Counter(zip(map(_KIND, rows), map(_FIELD, rows)))
+        tally = collections.Counter(zip(map(_KIND, rows), map(_FIELD, rows), strict=True))
         for (kind, field), many in tally.items():
             counts[kind] += many
             if kind != "correct_absence":
