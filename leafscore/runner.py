@@ -3,8 +3,9 @@
 The data model (``Cell``, ``Run``) is shared by every command: analysis modules
 (leaderboard, fields, diff, gate) read a ``Run`` and never rescore (STYLE.md §1).
 
-``score_benchmark`` keys every (system, document) by content (``cache.cache_key``), takes
-what the cache holds, and scores the rest in batches on an executor (``executors``: this
+``score_benchmark`` reads each result as its turn comes (``_Plan``: a batch at a time, never
+the whole corpus), keys it by content (``cache.cache_key``), takes what the cache holds,
+and scores the rest in batches on an executor (``executors``: this
 process, a local pool, or Dask), which returns them in order. Cells are folded in id
 order as they arrive (``folded``: error kinds per field kept, verdicts dropped unless
 asked for), the cache is read and written here, in the client, never by a worker, and
