@@ -470,8 +470,9 @@ class _Plan:
     the batches in flight, not of the corpus.
 
     Each pair read is queued as ``(key, raw, digest, cached cell or None)`` for the fold
-    (``take``); the pairs the cache does not hold are also gathered into batches for the
-    executor (``batches``). Both draw from the one reading, in pair order.
+    (``take``), a cached pair's raw without its bytes; the pairs the cache does not hold
+    are also gathered into batches for the executor (``batches``). Both draw from the one
+    reading, in pair order.
     """
 
     def __init__(self, bench: Benchmark, pairs: Sequence[tuple[str, str]],
@@ -490,9 +491,13 @@ class _Plan:
         raw = self.bench.results[pair]
         digest = raw.sha256
         key, cell = self.lookup(pair, raw, digest)
-        self.queue.append((key, raw, digest, cell))
         if cell is None:
             self.unsent.append((pair[1], raw))
+        elif raw.data is not None:
+            # A cached cell needs its result's name and presence, not its bytes (the rare
+            # rescore reads it again): a warm run may read far ahead to fill a batch.
+            raw = dataclasses.replace(raw, data=b"")
+        self.queue.append((key, raw, digest, cell))
         return True
 
     def batches(self, size: int) -> Iterator[list[tuple[str, RawResult]]]:
@@ -600,7 +605,7 @@ def score_benchmark(
             _store(cache, key, cell, raw)
         elif detail:  # read again, verdicts and all, only now: O(1) of them held
             cell = _load(cache, key, raw, version, verdicts=True) \
-                or score_batch(job, [(pair[1], raw)])[0]
+                or score_batch(job, [(pair[1], bench.results[pair])])[0]
         done += 1
         if progress:
             progress(done, total)

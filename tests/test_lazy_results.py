@@ -29,7 +29,8 @@ def _corpus(root):
 
 
 def _counting_reads(monkeypatch):
-    """Count result files read, and the most raw results alive at once."""
+    """Count result files read, and the most results read with their bytes alive at once
+    (a missing or unreadable result has none)."""
     seen = {"reads": 0, "alive": 0, "most": 0}
     real = benchmark.raw_result
 
@@ -39,9 +40,10 @@ def _counting_reads(monkeypatch):
     def counted(*args):
         raw = real(*args)
         seen["reads"] += 1
-        seen["alive"] += 1
-        seen["most"] = max(seen["most"], seen["alive"])
-        weakref.finalize(raw, gone)
+        if raw.data is not None:
+            seen["alive"] += 1
+            seen["most"] = max(seen["most"], seen["alive"])
+            weakref.finalize(raw, gone)
         return raw
 
     monkeypatch.setattr(benchmark, "raw_result", counted)
@@ -56,7 +58,7 @@ def test_loading_a_folder_reads_no_result_file(tmp_path, monkeypatch):
     assert seen["reads"] == 0
 
 
-def test_a_run_reads_each_result_once_and_holds_two_batches_of_them_at_most(
+def test_a_run_reads_each_result_once_and_holds_the_bytes_of_two_batches_at_most(
         tmp_path, monkeypatch):
     root = _corpus(tmp_path / "b")
     seen = _counting_reads(monkeypatch)
@@ -125,3 +127,18 @@ def test_bootstrap_power_drawn_in_blocks_equals_one_draw_of_the_whole_table():
     whole = float(np.where(spread > stats.TIE, statistic > stats._z_total(0.05, 0.5),
                            np.abs(means) > stats.TIE).mean())
     assert stats.bootstrap_power(d, shift, resamples=resamples, seed=seed) == whole
+
+
+def test_a_warm_run_keeps_no_bytes_of_the_cached_results_it_reads_ahead(
+        tmp_path, monkeypatch):
+    root = _corpus(tmp_path / "b")
+    cache = tmp_path / "cache"
+    leafscore.evaluate(root, cache_dir=cache, keep_verdicts=False)
+    # The first pair is rescored; filling its batch reads every cached pair after it.
+    (root / "results" / "s1" / "d00.json").write_text('{"data": {"a": "new"}}')
+    seen = _counting_reads(monkeypatch)
+    warm = leafscore.evaluate(root, cache_dir=cache, keep_verdicts=False,
+                              executor=executors.Serial(batch_size=4))
+    assert seen["reads"] == 60
+    assert seen["most"] <= 2
+    assert warm.summary() == leafscore.evaluate(root, cache=False).summary()
