@@ -16,10 +16,11 @@ Each mode runs in a fresh client process, with no cache, and keeps no verdicts (
    started by the client before the clock starts (its start-up is reported apart, as a
    cluster would already be running); the client reaches it by its address
 
-For each: **pairs/s** = pairs / seconds of ``evaluate`` after the folder is read (reading
-is reported apart); **peak MB** = ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the
-client process at the end (reading, scoring and the summary with its bootstrap included;
-worker processes not counted), in MB (10^6 bytes). The summaries of the three modes must
+For each: **pairs/s** = pairs / seconds of ``evaluate`` after the folder is loaded (its
+schemas and labels, reported apart; result files are read by the run, inside the clock);
+**peak MB** = ``resource.getrusage(RUSAGE_SELF).ru_maxrss`` of the client process at the
+end (reading, scoring and the summary with its bootstrap included; worker processes not
+counted), in MB (10^6 bytes). The summaries of the three modes must
 be byte-identical; the script says so when they are not. ``--write-doc`` rewrites the
 measured part of docs/SCALING.md.
 
@@ -197,7 +198,7 @@ def main() -> None:
         pairs = write_corpus(root, args.docs)
         print(f"corpus: {pairs:,} pairs ({args.docs:,} documents x {len(SYSTEMS)} systems) "
               f"written in {time.perf_counter() - began:.1f} s at {root}", flush=True)
-        rows = {}
+        rows, load = {}, os.getloadavg()[0]
         for mode in MODES:
             rows[mode] = run_mode(mode, root, args.workers, base / mode)
             print(json.dumps(rows[mode]), flush=True)
@@ -210,7 +211,8 @@ def main() -> None:
         print(f"projection: {proj['per_core']} pairs/s per core; 10 million pairs on 64 "
               f"cores: {proj['hours_10m_64']} h")
         if args.write_doc:
-            write_doc(args.write_doc, rows, pairs, ratio, proj, same)
+            write_doc(args.write_doc, rows, pairs, ratio, proj, same,
+                      (load, os.getloadavg()[0]))
         if not same:
             raise SystemExit("the summaries differ between modes")
     finally:
@@ -219,10 +221,12 @@ def main() -> None:
 
 
 def write_doc(path: Path, rows: dict[str, dict[str, Any]], pairs: int, ratio: float,
-              proj: dict[str, float], same: bool) -> None:
-    """Replace the block between the measured-results markers of ``path``."""
+              proj: dict[str, float], same: bool, load: tuple[float, float]) -> None:
+    """Replace the block between the measured-results markers of ``path``; ``load`` is
+    the 1-minute load average before and after the modes ran."""
     lines = [f"Measured on {pairs:,} pairs ({os.cpu_count()} cores, "
-             f"{time.strftime('%Y-%m-%d')}):", "",
+             f"{time.strftime('%Y-%m-%d')}, load average {load[0]:.2f} before the modes "
+             f"and {load[1]:.2f} after):", "",
              "| mode | pairs/s | scoring s | reading s | cluster start s | peak client MB |",
              "|---|---:|---:|---:|---:|---:|"]
     lines += [f"| {r['mode']} | {r['pairs_per_s']:,.0f} | {r['score_s']} | {r['read_s']} | "

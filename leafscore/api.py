@@ -188,7 +188,10 @@ class Evaluation:
         coverage, fields, digests, then power, suspects, error shares and schema validity
         (``report.build_summary``)."""
         bench = self.benchmark
-        results = {raw.file: raw.sha256 for raw in bench.results.values() if raw.data is not None}
+        results = self.run.results_sha256  # the bytes scored, not read again
+        if results is None:
+            results = {raw.file: raw.sha256 for raw in bench.results.values()
+                       if raw.data is not None}
         name = bench.config.name or (Path(bench.root).resolve().name if bench.root else "")
         return report.build_summary(
             self.run, name=name, dataset_version=bench.config.version,

@@ -8,9 +8,9 @@ Folder layout (ROOT)::
     benchmark.toml               optional, see leafscore.config
     metadata.json | sources.json optional, a list of records with "doc_id"
 
-Results are kept as raw bytes and their sha256 until scored (``read_result``), so a
-warm cache never parses them. Nothing here writes, and nothing from the folder is
-executed or imported.
+Results are raw bytes until scored (``read_result``), so a warm cache never parses
+them; a folder's are read when a run reaches them (``FolderResults``), not up front.
+Nothing here writes, and nothing from the folder is executed or imported.
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
@@ -265,6 +265,54 @@ def read_raw(root: Path, rel: str, max_bytes: int, *, shown: str | None = None) 
         return RawResult(shown, None, problem=exc.reason)
 
 
+class FolderResults(Mapping[tuple[str, str], RawResult]):
+    """``(system, doc_id)`` -> the :class:`RawResult` of ``results/<system>/<doc_id>.json``
+    (:func:`raw_result`), read from the folder each time it is asked for and never kept:
+    a run reads each result once, a batch at a time (``runner.score_benchmark``), so a
+    corpus whose result files do not fit in memory can be scored. Keys are every system
+    x document pair, systems first, in order; a missing or unreadable file is read as
+    such, as when read up front."""
+
+    def __init__(self, root: Path, systems: tuple[str, ...], ids: tuple[str, ...],
+                 max_bytes: int) -> None:
+        self.root, self.systems, self.ids, self.max_bytes = root, systems, ids, max_bytes
+        self._known = (frozenset(systems), frozenset(ids))
+
+    def __getitem__(self, key: tuple[str, str]) -> RawResult:
+        if not (isinstance(key, tuple) and len(key) == 2 and key[0] in self._known[0]
+                and key[1] in self._known[1]):
+            raise KeyError(key)
+        return raw_result(self.root, key[0], key[1], self.max_bytes)
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return ((s, d) for s in self.systems for d in self.ids)
+
+    def __len__(self) -> int:
+        return len(self.systems) * len(self.ids)
+
+    def only(self, systems: Iterable[str] | None = None,
+             ids: Iterable[str] | None = None) -> FolderResults:
+        """The pairs of ``systems`` and ``ids`` (default: all of them), still unread."""
+        keep_s = self.systems if systems is None else set(systems)
+        keep_d = self.ids if ids is None else set(ids)
+        return FolderResults(self.root, tuple(s for s in self.systems if s in keep_s),
+                             tuple(d for d in self.ids if d in keep_d), self.max_bytes)
+
+
+def only_results(results: Mapping[tuple[str, str], RawResult], *,
+                 systems: Iterable[str] | None = None,
+                 ids: Iterable[str] | None = None) -> Mapping[tuple[str, str], RawResult]:
+    """The results of ``systems`` and ``ids`` (default: all), without reading any that
+    are still unread (:class:`FolderResults`)."""
+    if isinstance(results, FolderResults):
+        return results.only(systems, ids)
+    keep_s = None if systems is None else set(systems)
+    keep_d = None if ids is None else set(ids)
+    return MappingProxyType({k: results[k] for k in results
+                             if (keep_s is None or k[0] in keep_s)
+                             and (keep_d is None or k[1] in keep_d)})
+
+
 def load_metadata(
     root: Path, config: BenchmarkConfig, ids: tuple[str, ...]
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
@@ -321,11 +369,14 @@ def load_folder(
     warnings: list[str] = []
     schema_ids = set(list_ids(root, "schemas"))
     docs = []
+    # One parsed schema per content: corpora often give every document the same schema.
+    schemas: dict[str, Any] = {}
     for doc_id in ids:
         if doc_id not in schema_ids:
             raise InputError(f"labels/{doc_id}.json", "", f"no schema schemas/{doc_id}.json")
         schema, schema_digest = _read_json_file(root, f"schemas/{doc_id}.json",
                                                 warnings=warnings)
+        schema = schemas.setdefault(schema_digest, schema)
         label, label_digest = _read_json_file(root, f"labels/{doc_id}.json", warnings=warnings)
         docs.append(
             Document(
@@ -340,12 +391,10 @@ def load_folder(
         if unknown:
             raise InputError(f"results/{unknown[0]}/", "", f"no such system (found: {found})")
         found = sorted(set(systems))
-    results = {
-        (s, d): raw_result(root, s, d, limit) for s in found for d in ids
-    }
+    results = FolderResults(root, tuple(found), tuple(ids), limit)
     metadata, meta_warnings = load_metadata(root, config, tuple(ids))
     return Benchmark(
-        root, config, tuple(docs), tuple(found), MappingProxyType(results),
+        root, config, tuple(docs), tuple(found), results,
         MappingProxyType(metadata), tuple(warnings + meta_warnings),
     )
 

@@ -19,7 +19,6 @@ import sys
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import MappingProxyType
 from typing import Any, NoReturn
 
 import click
@@ -31,7 +30,7 @@ from leafscore import gate as gate_mod
 from leafscore import render as render_mod
 from leafscore import report as report_mod
 from leafscore import stats as stats_mod
-from leafscore.benchmark import Benchmark
+from leafscore.benchmark import Benchmark, only_results
 from leafscore.cache import Cache, default_cache_dir
 from leafscore.config import BenchmarkConfig
 from leafscore.errors import InputError
@@ -680,7 +679,7 @@ def explain(doc_id: str, source: Source, system: str, fmt: str,
         _fail(f"no document {doc_id!r} (labels/{doc_id}.json does not exist)")
     single = dataclasses.replace(
         bench, documents=tuple(d for d in bench.documents if d.id == doc_id),
-        results=MappingProxyType({k: v for k, v in bench.results.items() if k[1] == doc_id}))
+        results=only_results(bench.results, ids=(doc_id,)))
     version = resolve_version(settings.version, bench.config)
     if not scorer.scoring_version(version).has_verdicts:
         _fail(f"`leafscore explain` needs per-leaf verdicts, which version {version} does "
@@ -691,8 +690,8 @@ def explain(doc_id: str, source: Source, system: str, fmt: str,
 
 def _only(bench: Benchmark, systems: tuple[str, ...]) -> Benchmark:
     """``bench`` restricted to ``systems``."""
-    return dataclasses.replace(bench, systems=systems, results=MappingProxyType(
-        {k: v for k, v in bench.results.items() if k[0] in systems}))
+    return dataclasses.replace(bench, systems=systems,
+                               results=only_results(bench.results, systems=systems))
 
 
 def _side(source: Source, bench: Benchmark, name: str, option: str) -> tuple[Benchmark, str]:

@@ -7,9 +7,10 @@ worker processes on this machine for the run and stops it after.
 
 ``shared`` (documents, version, options) is scattered once to every worker
 (``broadcast=True``); each batch is one task (``pure=False``: never deduplicated by
-content); at most ``4 x cluster threads`` batches are in flight or waiting; results are
-fetched as they complete and yielded in batch order (``_in_order``). A worker that dies
-mid-run is survived: Dask reruns its batches elsewhere (up to
+content) of at most :data:`MAX_BATCH` pairs, sent and returned as one pickled blob
+(``_pickled_call``); at most :data:`WINDOW_PER_THREAD` x cluster threads batches are
+in flight or waiting; results are fetched as they complete and yielded in batch order
+(``_in_order``). A worker that dies mid-run is survived: Dask reruns its batches elsewhere (up to
 ``distributed.scheduler.allowed-failures`` times per batch), and the nanny of a
 ``LocalCluster`` restarts it. Nothing here touches the cache: workers return cells, the
 client reads and writes the cache.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import pickle
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import CancelledError
 from contextlib import ExitStack
@@ -36,6 +38,16 @@ R = TypeVar("R")
 #: Seconds to wait for a scheduler before giving up (one clear error, not a hang).
 CONNECT_TIMEOUT: float = 5.0
 
+#: Most pairs per Dask batch (the local pool's is ``runner.MAX_BATCH``).
+MAX_BATCH: int = 500
+
+#: Batches in flight or waiting per worker thread: a batch done early waits for the ones
+#: before it, so a thread is kept busy only while later batches are still to be done.
+WINDOW_PER_THREAD: int = 8
+
+#: Imported by each worker of a ``LocalCluster`` as it starts, not by its first batch.
+PRELOAD: tuple[str, ...] = ("leafscore.runner",)
+
 
 @dataclass(frozen=True)
 class DaskExecutor:
@@ -46,6 +58,9 @@ class DaskExecutor:
     workers: int = 1
     batch_size: int | None = None
     connect_timeout: float = CONNECT_TIMEOUT
+    #: Most pairs per batch when the runner chooses: a Dask task costs milliseconds of
+    #: scheduler and client time (a pool's task much less), so its batches are larger.
+    max_batch: int = MAX_BATCH
 
     def map_batches(self, fn: Callable[[Any, Any], R], shared: Any,
                     batches: Iterable[Any]) -> Iterator[R]:
@@ -60,7 +75,8 @@ class DaskExecutor:
             [remote] = client.scatter([shared], broadcast=True, hash=False)
             threads = sum(client.nthreads().values())
             try:
-                yield from _in_order(client, fn, remote, batches, window=max(4, 4 * threads))
+                yield from _in_order(client, fn, remote, batches,
+                                     window=max(4, WINDOW_PER_THREAD * threads))
             except KilledWorker as exc:
                 raise ExecutorError(f"Dask lost the workers of a batch too often: {exc}") \
                     from None
@@ -104,15 +120,15 @@ def _in_order(client: Client, fn: Callable[[Any, Any], R], remote: Any,
     ready: dict[int, R] = {}
     submitted = yielded = 0
 
-    def submit(number: int, batch: Any, tries: int) -> None:
-        future = client.submit(fn, remote, batch, pure=False)
-        sent[future.key] = (number, batch, tries)
+    def submit(number: int, blob: bytes, tries: int) -> None:
+        future = client.submit(_pickled_call, fn, remote, blob, pure=False)
+        sent[future.key] = (number, blob, tries)
         done.add(future)
 
     def top_up() -> None:
         nonlocal submitted
         for number, batch in itertools.islice(source, window - (submitted - yielded)):
-            submit(number, batch, 0)
+            submit(number, pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL), 0)
             submitted += 1
 
     top_up()
@@ -126,18 +142,28 @@ def _in_order(client: Client, fn: Callable[[Any, Any], R], remote: Any,
             continue
         ready[number] = result
         while yielded in ready:
-            yield ready.pop(yielded)
+            yield pickle.loads(ready.pop(yielded))
             yielded += 1
         top_up()
 
 
+def _pickled_call(fn: Callable[[Any, Any], R], shared: Any, blob: bytes) -> bytes:
+    """``fn(shared, batch)`` of a pickled batch, pickled. Dask moves bytes as they are,
+    where it would walk a batch's items one by one (the client as it submits, the
+    scheduler as it unpacks the task) and serialize the result again in each process on
+    its way to the client."""
+    return pickle.dumps(fn(shared, pickle.loads(blob)), protocol=pickle.HIGHEST_PROTOCOL)
+
+
 def local_cluster(workers: int) -> LocalCluster:
     """A ``LocalCluster`` of ``workers`` single-thread worker processes, no dashboard,
-    quiet logs, and no statistical profiler in the workers (it samples every thread
-    every 10 ms: time taken from scoring, on the scoring core)."""
+    quiet logs, no statistical profiler in the workers (it samples every thread every
+    10 ms: time taken from scoring, on the scoring core), and the scoring code imported
+    as each worker starts (:data:`PRELOAD`; half a second each, else paid by the run)."""
     with dask.config.set({"distributed.worker.profile.enabled": False}):
         return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                            dashboard_address=None, silence_logs=logging.ERROR)
+                            dashboard_address=None, silence_logs=logging.ERROR,
+                            preload=list(PRELOAD))
 
 
 class _OwningClient:

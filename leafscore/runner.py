@@ -3,8 +3,9 @@
 The data model (``Cell``, ``Run``) is shared by every command: analysis modules
 (leaderboard, fields, diff, gate) read a ``Run`` and never rescore (STYLE.md §1).
 
-``score_benchmark`` keys every (system, document) by content (``cache.cache_key``), takes
-what the cache holds, and scores the rest in batches on an executor (``executors``: this
+``score_benchmark`` reads each result as its turn comes (``_Plan``: a batch at a time, never
+the whole corpus), keys it by content (``cache.cache_key``), takes what the cache holds,
+and scores the rest in batches on an executor (``executors``: this
 process, a local pool, or Dask), which returns them in order. Cells are folded in id
 order as they arrive (``folded``: error kinds per field kept, verdicts dropped unless
 asked for), the cache is read and written here, in the client, never by a worker, and
@@ -21,6 +22,7 @@ import dataclasses
 import functools
 import itertools
 import math
+from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -106,6 +108,8 @@ class Run:
     empty); ``digests`` maps a relative path (``"schemas/a.json"``) -> sha256 hex.
     ``kept_verdicts`` is False when the cells' scores carry no verdicts (scored with
     ``verdicts=False``; their per-field error kinds are in ``Cell.errors``).
+    ``results_sha256`` maps each result file present (``"results/gpt/a.json"``) to the
+    sha256 hex of the bytes scored (``None``: not recorded, as for a hand-built run).
     """
 
     version: str
@@ -117,6 +121,7 @@ class Run:
     digests: Mapping[str, str]
     signature: str
     kept_verdicts: bool = True
+    results_sha256: Mapping[str, str] | None = None
 
     def document_scores(self, system: str) -> list[float | None]:
         """Document scores of ``system`` in id order: floats in [0, 1], ``None`` = not scored.
@@ -395,10 +400,12 @@ class BatchJob:
     verdicts: bool
 
 
-def score_batch(job: BatchJob, batch: Sequence[tuple[str, RawResult]]) -> list[Cell]:
+def score_batch(job: BatchJob, batch: Sequence[tuple[str, RawResult]]) -> list[Any]:
     """Cells of one batch of ``(doc_id, raw result)``, in order: each scored as
-    ``score_cell`` and ``folded`` (verdicts kept only when ``job.verdicts``). Pure: writes
-    nothing (the client caches).
+    ``score_cell`` and ``folded`` (verdicts kept only when ``job.verdicts``). Without
+    verdicts a 2.0 cell comes back ``packed`` (plain tuples: a fraction of a cell's
+    pickling cost, on the worker and in the client); ``unpacked`` makes it a cell again.
+    Pure: writes nothing (the client caches).
 
     Raises ``ExecutorError`` when this process runs other scoring code than the client
     (another scorer.py, reader or library version: its scores would be cached as the
@@ -408,23 +415,113 @@ def score_batch(job: BatchJob, batch: Sequence[tuple[str, RawResult]]) -> list[C
         raise ExecutorError("a worker runs other scoring code than this process "
                             "(scorer.py, leafscore or a library differs); install the same "
                             "versions on every worker")
-    return [folded(score_cell(job.docs[doc_id], raw, job.version, job.options),
-                   verdicts=job.verdicts) for doc_id, raw in batch]
+    cells = [folded(score_cell(job.docs[doc_id], raw, job.version, job.options),
+                    verdicts=job.verdicts) for doc_id, raw in batch]
+    if job.verdicts:
+        return cells
+    equal: dict[Any, Any] = {}
+    return [packed(cell, equal) for cell in cells]
+
+
+def packed(cell: Cell, equal: dict[Any, Any] | None = None) -> Any:
+    """A folded 2.0 cell without verdicts as plain tuples (``unpacked`` reverses it);
+    any other cell as it is. Equal parts are one object through ``equal`` (one per
+    batch), which pickle then writes once."""
+    score = cell.score
+    if not isinstance(score, scorer.DocScore) or score.verdicts or cell.errors is None:
+        return cell
+    equal = {} if equal is None else equal
+    parts = (tuple(score.counts.items()),
+             tuple((path, c.tp, c.fp, c.fn) for path, c in score.fields.items()),
+             tuple((path, tuple(kinds.items())) for path, kinds in cell.errors.items()))
+    counts, fields, errors = (equal.setdefault(part, part) for part in parts)
+    return (cell.status, score.version, score.value, counts, fields, score.exact,
+            cell.warnings, errors)
+
+
+def unpacked(item: Any, table: dict[Any, Any]) -> Cell:
+    """The cell of a ``packed`` item (a cell is returned as it is). Equal scores and
+    error kinds are one object through ``table`` (a score's counts and fields shared as
+    ``shared_parts`` shares them): scores are frozen and never mutated, and a run of
+    similar documents holds few distinct ones."""
+    if isinstance(item, Cell):
+        return item
+    status, version, value, counts, fields, exact, warnings, errors = item
+    key = ("score", version, value, counts, fields, exact)
+    score = table.get(key)
+    if score is None:
+        shared_counts = table.setdefault(("counts", *counts), dict(counts))
+        shared_fields = {path: table.setdefault(c, c)
+                         for path, *tfn in fields for c in (scorer.FieldCounts(*tfn),)}
+        score = table[key] = scorer.DocScore(version, value, (), shared_counts,
+                                             shared_fields, exact)
+    shared_errors = table.get(("errors", errors))
+    if shared_errors is None:
+        shared_errors = table[("errors", errors)] = {path: dict(kinds)
+                                                      for path, kinds in errors}
+    return Cell(status, score, warnings, shared_errors)
 
 
 def batch_size(executor: Executor, pairs: int) -> int:
     """Pairs per batch: the executor's ``batch_size``, else about four batches per
-    worker, at most :data:`MAX_BATCH`."""
+    worker, at most the executor's ``max_batch`` (default :data:`MAX_BATCH`)."""
     if executor.batch_size:
         return executor.batch_size
-    return max(1, min(MAX_BATCH, math.ceil(pairs / (4 * executor.workers))))
+    most = getattr(executor, "max_batch", None) or MAX_BATCH
+    return max(1, min(most, math.ceil(pairs / (4 * executor.workers))))
 
 
-def _batches(bench: Benchmark, todo: Sequence[tuple[str, str]],
-             size: int) -> Iterator[list[tuple[str, RawResult]]]:
-    """``todo`` as batches of ``(doc_id, raw result)``, drawn lazily, in order."""
-    for start in range(0, len(todo), size):
-        yield [(doc, bench.results[(system, doc)]) for system, doc in todo[start:start + size]]
+class _Plan:
+    """The pairs of a run in order, each result read only when its turn comes to be
+    looked up in the cache and sent to be scored, so a run holds the result bytes of
+    the batches in flight, not of the corpus.
+
+    Each pair read is queued as ``(key, raw, digest, cached cell or None)`` for the fold
+    (``take``), a cached pair's raw without its bytes; the pairs the cache does not hold
+    are also gathered into batches for the executor (``batches``). Both draw from the one
+    reading, in pair order.
+    """
+
+    def __init__(self, bench: Benchmark, pairs: Sequence[tuple[str, str]],
+                 lookup: Callable[[tuple[str, str], RawResult, str],
+                                  tuple[str, Cell | None]]) -> None:
+        self.bench, self.lookup = bench, lookup
+        self.source = iter(pairs)
+        self.queue: deque[tuple[str, RawResult, str, Cell | None]] = deque()
+        self.unsent: list[tuple[str, RawResult]] = []
+
+    def _read_one(self) -> bool:
+        """Read the next pair's result into the queue; False when none is left."""
+        pair = next(self.source, None)
+        if pair is None:
+            return False
+        raw = self.bench.results[pair]
+        digest = raw.sha256
+        key, cell = self.lookup(pair, raw, digest)
+        if cell is None:
+            self.unsent.append((pair[1], raw))
+        elif raw.data is not None:
+            # A cached cell needs its result's name and presence, not its bytes (the rare
+            # rescore reads it again): a warm run may read far ahead to fill a batch.
+            raw = dataclasses.replace(raw, data=b"")
+        self.queue.append((key, raw, digest, cell))
+        return True
+
+    def batches(self, size: int) -> Iterator[list[tuple[str, RawResult]]]:
+        """Batches of ``size`` pairs to score (the last may be shorter), read lazily."""
+        while True:
+            while len(self.unsent) < size and self._read_one():
+                pass
+            if not self.unsent:
+                return
+            batch, self.unsent = self.unsent[:size], self.unsent[size:]
+            yield batch
+
+    def take(self) -> tuple[str, RawResult, str, Cell | None]:
+        """The next pair's ``(key, raw, digest, cached cell or None)``, in pair order."""
+        if not self.queue:
+            self._read_one()
+        return self.queue.popleft()
 
 
 def score_benchmark(
@@ -480,48 +577,48 @@ def score_benchmark(
     options_digest, code = options_sha256(options), code_digest()
     pairs = [(s, d.id) for s in bench.systems for d in bench.documents]
     docs = {d.id: d for d in bench.documents}
-    keys = {
-        (s, d): cache_key(
-            schema_sha256=docs[d].schema_sha256, label_sha256=docs[d].label_sha256,
-            result_sha256=bench.results[(s, d)].sha256, version=version,
-            options_sha256=options_digest, code_sha256=code,
-            reader="jsonl-line" if bench.results[(s, d)].from_line else "file",
-        )
-        for s, d in pairs
-    }
     detail = record.has_verdicts and (verdicts or on_cell is not None)
-    cached: dict[tuple[str, str], Cell] = {}
-    todo: list[tuple[str, str]] = []
-    for pair in pairs:
-        cell = _load(cache, keys[pair], bench.results[pair], version, verdicts=detail)
-        if cell is None:
-            todo.append(pair)
-        else:
-            cached[pair] = folded(cell, verdicts=False)
-    done, total = len(cached), len(pairs)
+
+    def lookup(pair: tuple[str, str], raw: RawResult, digest: str) -> tuple[str, Cell | None]:
+        if cache.directory is None:  # nothing to look up or to store
+            return "", None
+        doc = docs[pair[1]]
+        key = cache_key(schema_sha256=doc.schema_sha256, label_sha256=doc.label_sha256,
+                        result_sha256=digest, version=version, options_sha256=options_digest,
+                        code_sha256=code, reader="jsonl-line" if raw.from_line else "file")
+        cell = _load(cache, key, raw, version, verdicts=detail)
+        return key, None if cell is None else folded(cell, verdicts=False)
+
+    done, total = 0, len(pairs)
     if progress:
         progress(done, total)
     returns_verdicts = detail or cache.directory is not None
     job = BatchJob(docs, version, options, code, returns_verdicts)
+    plan = _Plan(bench, pairs, lookup)
     fresh = itertools.chain.from_iterable(executor.map_batches(
-        score_batch, job, _batches(bench, todo, batch_size(executor, len(todo)))))
+        score_batch, job, plan.batches(batch_size(executor, total))))
     cells: dict[tuple[str, str], Cell] = {}
+    results: dict[str, str] = {}
     table: dict[Any, Any] = {}
     for pair in pairs:
-        raw = bench.results[pair]
-        cell = cached.pop(pair, None)
+        key, raw, digest, cell = plan.take()
+        if raw.data is not None:
+            results[raw.file] = digest
+        ready = False  # a packed cell comes unpacked folded, its parts shared
         if cell is None:
-            cell = next(fresh)
-            _store(cache, keys[pair], cell, raw)
-            done += 1
-            if progress:
-                progress(done, total)
+            item = next(fresh)
+            cell = unpacked(item, table)
+            ready = cell is not item
+            _store(cache, key, cell, raw)
         elif detail:  # read again, verdicts and all, only now: O(1) of them held
-            cell = _load(cache, keys[pair], raw, version, verdicts=True) \
-                or score_batch(job, [(pair[1], raw)])[0]
+            cell = _load(cache, key, raw, version, verdicts=True) \
+                or score_batch(job, [(pair[1], bench.results[pair])])[0]
+        done += 1
+        if progress:
+            progress(done, total)
         if on_cell:
             on_cell(pair, cell)
-        cells[pair] = shared_parts(folded(cell, verdicts=verdicts), table)
+        cells[pair] = cell if ready else shared_parts(folded(cell, verdicts=verdicts), table)
     return Run(
         version=version,
         options=options,
@@ -532,6 +629,7 @@ def score_benchmark(
         digests=MappingProxyType(bench.digests),
         signature=run_signature(bench, version, options),
         kept_verdicts=verdicts,
+        results_sha256=MappingProxyType(results),
     )
 
 
