@@ -311,6 +311,12 @@ class Options:
 _FIELD, _KIND = operator.itemgetter(1), operator.itemgetter(2)  # of a verdict row
 
 
+def _tally(rows: list[tuple]) -> collections.Counter:
+    """(field path, kind) -> how many of these verdict rows, counted at C speed: a
+    handful of keys however many rows."""
+    return collections.Counter(zip(map(_FIELD, rows), map(_KIND, rows), strict=True))
+
+
 class _Rows:
     """Verdict rows (see :func:`_compare_row`) waiting to become Verdict objects."""
 
@@ -395,8 +401,7 @@ class DocScore:
         rows when the Verdict objects were not built yet (they are not built here)."""
         held = self.__dict__["_verdicts"]
         if isinstance(held, _Rows):
-            return dict(collections.Counter(zip(map(_FIELD, held.rows),
-                                                map(_KIND, held.rows), strict=True)))
+            return dict(_tally(held.rows))
         return dict(collections.Counter((v.field, v.kind) for v in held))
 
     @classmethod
@@ -405,9 +410,7 @@ class DocScore:
         left to be built on first read of ``.verdicts``. Same counts, fields, accuracy."""
         counts = dict.fromkeys(VERDICT_KINDS, 0)
         sums: dict[str, list[int]] = {}
-        # counted at C speed per (kind, field): a handful of keys however many rows
-        tally = collections.Counter(zip(map(_KIND, rows), map(_FIELD, rows), strict=True))
-        for (kind, field), many in tally.items():
+        for (field, kind), many in _tally(rows).items():
             counts[kind] += many
             if kind != "correct_absence":
                 tp, fp, fn = VERDICT_KINDS[kind]
@@ -1381,10 +1384,9 @@ def _compare_row(leaf: Leaf, label: Any, result: Any, address: str, field: str,
 
 def _row_dict(row: tuple) -> dict[str, Any]:
     """``_verdict(row).to_dict()``, without building the Verdict."""
-    address, field, kind, label, result, label_key, result_key = row
-    return {"address": address, "field": field, "kind": kind, "label": label,
-            "result": result, "label_canon": _shown(label_key),
-            "result_canon": _shown(result_key)}
+    *raw, label_key, result_key = row
+    return dict(zip(Verdict.__slots__, (*raw, _shown(label_key), _shown(result_key)),
+                    strict=True))
 
 
 def _verdict(row: tuple) -> Verdict:
@@ -1512,20 +1514,18 @@ def _linear_sum_assignment() -> Callable[..., Any]:
     import scipy
 
     folder = Path(scipy.__file__).parent / "optimize"
-    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        spec = importlib.util.spec_from_file_location("scipy.optimize._lsap",
-                                                      folder / f"_lsap{suffix}")
-        if spec is None or spec.loader is None or not (folder / f"_lsap{suffix}").is_file():
-            continue
+    files = [folder / f"_lsap{suffix}" for suffix in importlib.machinery.EXTENSION_SUFFIXES]
+    spec = next((importlib.util.spec_from_file_location("scipy.optimize._lsap", path)
+                 for path in files if path.is_file()), None)
+    if spec is not None and spec.loader is not None:
         try:
             module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
         except ImportError:
-            break
+            module = None
         found = getattr(module, "linear_sum_assignment", None)
         if callable(found):
             return found
-        break
     from scipy.optimize import linear_sum_assignment
 
     return linear_sum_assignment

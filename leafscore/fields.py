@@ -62,24 +62,20 @@ def error_kinds(verdicts: Iterable[Any]) -> dict[str, dict[str, int]]:
     in :data:`NOT_ERRORS`, keys sorted. This is what a run keeps of a document's verdicts
     for the per-field tables, so reports need not keep the verdicts themselves.
     """
-    found: dict[str, Counter[str]] = {}
-    counted: set[str] = set()
-    for verdict in verdicts:
-        kinds = found.setdefault(verdict.field, Counter())
-        if verdict.kind != "correct_absence":
-            counted.add(verdict.field)
-        if verdict.kind not in NOT_ERRORS:
-            kinds[verdict.kind] += 1
-    return {path: {kind: kinds[kind] for kind in sorted(kinds)}
-            for path, kinds in sorted(found.items()) if kinds or path not in counted}
+    return _error_kinds(Counter((verdict.field, verdict.kind) for verdict in verdicts))
 
 
 def error_kinds_of(score: Any) -> dict[str, dict[str, int]]:
     """:func:`error_kinds` of a version-2.0 ``DocScore``'s verdicts, counted from its
     :meth:`~scorer.DocScore.verdict_tally`, so its Verdict objects are never built."""
+    return _error_kinds(score.verdict_tally())
+
+
+def _error_kinds(tally: Mapping[tuple[str, str], int]) -> dict[str, dict[str, int]]:
+    """:func:`error_kinds` from (field path, kind) -> count, in first-seen order."""
     found: dict[str, dict[str, int]] = {}
     counted: set[str] = set()
-    for (field, kind), many in score.verdict_tally().items():
+    for (field, kind), many in tally.items():
         kinds = found.setdefault(field, {})
         if kind != "correct_absence":
             counted.add(field)

@@ -99,12 +99,17 @@ def test_the_solver_shortcut_agrees_with_scipy(seed):
                                                                       weight)
 
 
-def test_import_loads_no_optional_library():
-    code = ("import sys, scorer; print(sorted({m.split('.')[0] for m in sys.modules} & "
-            "{'scipy', 'rapidfuzz', 'referencing'}))")
+def _loaded_after(module: str, libraries: set[str]) -> str:
+    """Which of ``libraries`` a fresh interpreter holds after ``import module``."""
+    code = (f"import sys, {module}; print(sorted({{m.split('.')[0] for m in sys.modules}} & "
+            f"set({sorted(libraries)!r})))")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                           text=True, check=True)
-    assert done.stdout.strip() == "[]"
+    return done.stdout.strip()
+
+
+def test_import_loads_no_optional_library():
+    assert _loaded_after("scorer", {"scipy", "rapidfuzz", "referencing"}) == "[]"
 
 
 # ----- issue 15, round 2: the flat-array path and the join-built solver input -----------
@@ -299,11 +304,7 @@ def test_a_run_keeping_no_verdicts_never_builds_a_verdict(monkeypatch, tmp_path)
 
 
 def test_the_cli_imports_no_scipy_until_a_command_needs_it():
-    code = ("import sys, leafscore.cli; print(sorted({m.split('.')[0] for m in sys.modules} & "
-            "{'scipy', 'rapidfuzz', 'pandas', 'dask'}))")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, check=True)
-    assert done.stdout.strip() == "[]"
+    assert _loaded_after("leafscore.cli", {"scipy", "rapidfuzz", "pandas", "dask"}) == "[]"
 
 
 @pytest.mark.parametrize("seed", range(20))
