@@ -20,6 +20,8 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import hashlib
+import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -242,26 +244,41 @@ def label_warnings(bench: Benchmark, cache: Cache | None = None) -> list[str]:
 
     ``cache``: where each label's outcome is kept, keyed by the schema's and label's
     digests, their file names, and the validating code and library versions, so a rerun
-    over unchanged labels validates none of them again (a miss validates as usual).
+    over unchanged labels validates none of them again (a miss validates as usual); the
+    outcomes of a whole benchmark are also kept as one entry, so such a rerun reads one
+    file.
     """
-    out = []
     # a folder of its own inside the cache, so cell entries and label checks never mix
-    store = cache.part("label-checks") if cache is not None else None
-    store = store if store is not None and store.directory is not None else None
-    for doc in bench.documents:
-        key = _label_check_key(doc) if store is not None else None
-        found = store.get(key) if key is not None else None
-        line = found[0].get("label_check") if found and isinstance(found[0], dict) else None
-        if not (found and isinstance(found[0], dict) and "label_check" in found[0]
-                and (line is None or isinstance(line, str))):
-            line = _label_check(doc)
-            if key is not None:
-                store.put(key, {"label_check": line})
-        if line is not None:
-            out.append(line)
+    store = cache.part("label-checks") if cache is not None else Cache(None)
+    keys = [_label_check_key(doc) for doc in bench.documents] \
+        if store.directory is not None else []
+    whole = _sha256("label-checks", *keys) if keys else ""
+    found = store.get(whole) if whole else None
+    lines = found[0].get("label_checks") if found and isinstance(found[0], dict) else None
+    if not (isinstance(lines, list) and len(lines) == len(bench.documents)
+            and all(line is None or isinstance(line, str) for line in lines)):
+        lines = [_checked_label(doc, store, key)
+                 for doc, key in itertools.zip_longest(bench.documents, keys)]
+        if whole:
+            store.put(whole, {"label_checks": lines})
+    out = [line for line in lines if line is not None]
     if out:
         out.append(f"{len(out)} label(s) violate their schema; run `leafscore validate`")
     return out
+
+
+def _checked_label(doc: Any, store: Cache, key: str | None) -> str | None:
+    """The warning line of one label (``_label_check``), read from ``store`` under ``key``
+    when it holds it, else checked and stored."""
+    found = store.get(key) if key is not None else None
+    line = found[0].get("label_check") if found and isinstance(found[0], dict) else None
+    if found and isinstance(found[0], dict) and "label_check" in found[0] \
+            and (line is None or isinstance(line, str)):
+        return line
+    line = _label_check(doc)
+    if key is not None:
+        store.put(key, {"label_check": line})
+    return line
 
 
 def _label_check(doc: Any) -> str | None:
@@ -277,17 +294,18 @@ def _label_check(doc: Any) -> str | None:
 
 def _label_check_key(doc: Any) -> str:
     """Cache key of one label's schema check: everything its warning line depends on."""
-    import hashlib
+    return _sha256("label-check/1", code_digest(), _validator_version(), doc.schema_sha256,
+                   doc.label_sha256, doc.schema_file, doc.label_file)
 
-    parts = ["label-check/1", code_digest(), _validator_version(), doc.schema_sha256,
-             doc.label_sha256, doc.schema_file, doc.label_file]
+
+def _sha256(*parts: str) -> str:
+    """sha256 hex of ``parts`` joined by U+001F, which none of them holds."""
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 
 
 @functools.cache
 def _validator_version() -> str:
     """The versions of the libraries and the module a label check runs on."""
-    import hashlib
     from importlib import metadata
 
     import leafscore.validate as validate_mod
@@ -368,21 +386,25 @@ def evaluate(root: str | Path = ".", *, version: str | None = None,
     >>> [f"{100 * docubench.score(s):.2f}" for s in ("docupipe_high", "claude")]
     ['97.24', '90.33']
     """
-    bench = load(root, systems)
+    bench = load(root, systems, cache=cache, cache_dir=cache_dir)
     return evaluate_benchmark(bench, version=version, workers=workers, cache=cache,
                               cache_dir=cache_dir, keep_verdicts=keep_verdicts,
                               progress=progress, executor=executor, scheduler=scheduler,
                               verdicts_to=verdicts_to)
 
 
-def load(root: str | Path, systems: Iterable[str] | None = None) -> Benchmark:
-    """Read a benchmark folder (its ``benchmark.toml`` included) without scoring it."""
+def load(root: str | Path, systems: Iterable[str] | None = None, *,
+         cache: bool | Cache = False, cache_dir: str | Path | None = None) -> Benchmark:
+    """Read a benchmark folder (its ``benchmark.toml`` included) without scoring it.
+    ``cache`` as in :func:`evaluate_benchmark`: where the digests of schemas and labels
+    read before are kept, so a rerun parses only the files that changed (default: off).
+    """
     root = Path(root)
     chosen = tuple(systems or ())
     for system in chosen:
         files.check_name("system name", system, source="--system")
     config = load_config(root) if root.is_dir() else BenchmarkConfig()
-    return load_folder(root, config, systems=chosen)
+    return load_folder(root, config, systems=chosen, cache=_cache(cache, cache_dir))
 
 
 def load_jsonl_benchmark(gold: str | Path, preds: Mapping[str, str | Path],

@@ -27,6 +27,7 @@ from typing import Any
 
 import scorer
 from leafscore import files, jsonio
+from leafscore.cache import Cache, code_digest
 from leafscore.config import DEFAULT_BREAKDOWNS, DEFAULT_METADATA_FILES, BenchmarkConfig
 from leafscore.errors import InputError
 
@@ -43,13 +44,51 @@ def content_digest(value: Any) -> str:
     return sha256(scorer.canonical_json(value))
 
 
+class _Unparsed:
+    """The bytes of a JSON file that parsed before (the read memo holds their digest and
+    warnings: ``load_folder``), parsed when first used: a rerun whose every cell is
+    cached needs a document's digests, not its value. One object may serve several
+    documents with equal content; it is parsed once."""
+
+    __slots__ = ("data", "source", "value")
+
+    def __init__(self, data: bytes, source: str) -> None:
+        self.data: bytes | None = data
+        self.source, self.value = source, None
+
+    def parsed(self) -> Any:
+        if self.data is not None:
+            self.value = scorer.parse_json(self.data, self.source).value
+            self.data = None
+        return self.value
+
+
+class _ParsedOnUse:
+    """``Document.schema``/``.label``: holds a value or an :class:`_Unparsed`, gives the
+    value. A data descriptor, so the dataclass's own ``__init__``, ``__eq__``, ``repr``
+    and ``dataclasses.replace`` all go through it; pickling copies what it holds."""
+
+    def __init__(self, name: str) -> None:
+        self.slot = f"_{name}_held"
+
+    def __get__(self, document: Any, owner: type | None = None) -> Any:
+        if document is None:
+            return self
+        held = document.__dict__[self.slot]
+        return held.parsed() if held.__class__ is _Unparsed else held
+
+    def __set__(self, document: Any, value: Any) -> None:
+        document.__dict__[self.slot] = value
+
+
 @dataclass(frozen=True)
 class Document:
     """One labelled document: its id, parsed schema and label, and their sources.
 
     ``schema_file``/``label_file`` are names for messages (``"schemas/a.json"``, or
     ``"gold.jsonl:3"`` in JSONL mode); ``schema_sha256``/``label_sha256`` are hex digests
-    of the bytes read (in JSONL mode, of the canonical JSON of the value).
+    of the canonical JSON of the values (``content_digest``). A folder's schema and
+    label may be parsed only when first read (``_Unparsed``); the value is the same.
     """
 
     id: str
@@ -59,6 +98,11 @@ class Document:
     label_file: str
     schema_sha256: str
     label_sha256: str
+
+
+# Set after the dataclass is made, so its fields stay plain (no default is read from them).
+Document.schema = _ParsedOnUse("schema")  # type: ignore[assignment]
+Document.label = _ParsedOnUse("label")  # type: ignore[assignment]
 
 
 @dataclass(frozen=True)
@@ -178,14 +222,14 @@ def read_result(raw: RawResult, record: scorer.ScoringVersion, schema: Any) -> R
 # ------------------------------------------------------------------------------------
 
 
-def _child(root: Path, rel: str) -> Path:
+def _child(root: Path, rel: str) -> str | Path:
     """``ROOT/rel`` for a file whose folder was checked with ``files.safe_child``.
 
     Only the file itself can then lead outside ROOT, so only a symlink is resolved and
     checked again (a full check per file took 1.9 s of a 5.7 s warm run on 14,000 files).
     """
-    path = Path(root) / rel
-    return files.safe_child(root, rel) if path.is_symlink() else path
+    path = os.path.join(root, rel)
+    return files.safe_child(root, rel) if os.path.islink(path) else path
 
 
 def _read_json_file(
@@ -202,6 +246,60 @@ def _read_json_file(
     if warnings is not None:
         warnings.extend(loaded.warnings)
     return loaded.value, content_digest(loaded.value)
+
+
+#: Bumped when the read memo's layout changes; part of its key.
+READ_MEMO_FORMAT = "1"
+
+
+def _memo_key(root: Path) -> str:
+    """Cache key of a folder's read memo: one entry per folder (so two benchmarks never
+    overwrite each other's) and per reading code (``code_digest``: scorer.py's reader
+    and this module)."""
+    parts = ("read-memo", READ_MEMO_FORMAT, code_digest(), os.fspath(Path(root).resolve()))
+    return sha256("\x1f".join(parts).encode())
+
+
+def _memo(found: Any) -> dict[str, tuple[str, list[str]]]:
+    """The read memo of a cache entry: sha256 of a file's bytes -> (content digest,
+    warnings without the file name); anything else in the entry is left out."""
+    entry = found[0] if found else None
+    if not isinstance(entry, dict):
+        return {}
+    return {raw: (value[0], value[1]) for raw, value in entry.items()
+            if isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)
+            and isinstance(value[1], list) and all(isinstance(n, str) for n in value[1])}
+
+
+def _read_document_file(root: Path, rel: str, warnings: list[str],
+                        memo: Mapping[str, tuple[str, list[str]]],
+                        used: dict[str, tuple[str, list[str]]]) -> tuple[Any, str]:
+    """The value (or :class:`_Unparsed` bytes) and content digest of the schema or label
+    ``ROOT/rel`` (its folder checked); its read warnings appended to ``warnings``.
+
+    ``memo`` maps the sha256 of bytes read before to their content digest and warnings
+    (each without its leading ``"<rel>: "``): the bytes are read and hashed every time,
+    and only bytes already known to parse are left unparsed, so a broken file is always
+    an ``InputError`` here, naming the place. ``used`` gathers the memo of this read
+    (a file whose warnings do not start with its name is left out of it).
+    """
+    data = scorer.read_file_bytes(_child(root, rel), source=rel)
+    raw = sha256(data)
+    prefix = f"{rel}: "
+    known = memo.get(raw)
+    if known is not None:
+        value: Any = _Unparsed(data, rel)
+        digest, notes = known
+        warnings.extend(prefix + note for note in notes)
+    else:
+        parsed = scorer.parse_json(data, rel)
+        value, digest = parsed.value, content_digest(parsed.value)
+        warnings.extend(parsed.warnings)
+        if not all(w.startswith(prefix) for w in parsed.warnings):
+            return value, digest
+        notes = [w[len(prefix):] for w in parsed.warnings]
+    used[raw] = (digest, notes)
+    return value, digest
 
 
 def list_ids(root: Path, folder: str) -> list[str]:
@@ -241,7 +339,7 @@ def list_systems(root: Path) -> list[str]:
 def raw_result(root: Path, system: str, doc_id: str, max_bytes: int) -> RawResult:
     """The bytes of ``results/<system>/<doc_id>.json`` (its folder already checked), or
     why not (:func:`read_raw`)."""
-    return read_raw(Path(root), f"results/{system}/{doc_id}.json", max_bytes)
+    return read_raw(root, f"results/{system}/{doc_id}.json", max_bytes)
 
 
 def read_raw(root: Path, rel: str, max_bytes: int, *, shown: str | None = None) -> RawResult:
@@ -352,12 +450,14 @@ def load_folder(
     *,
     systems: tuple[str, ...] = (),
     max_bytes: int | None = None,
+    cache: Cache | None = None,
 ) -> Benchmark:
     """Read a benchmark folder.
 
-    ``systems`` restricts to those systems (each must exist). Raises ``InputError`` for
-    a missing folder, an unreadable schema or label, a label without a schema, an
-    unknown system, or a path escaping ROOT.
+    ``systems`` restricts to those systems (each must exist). ``cache``: where the read
+    memo of schemas and labels is kept (``_read_document_file``; default: none). Raises
+    ``InputError`` for a missing folder, an unreadable schema or label, a label without
+    a schema, an unknown system, or a path escaping ROOT.
     """
     root = Path(root)
     if not root.is_dir():
@@ -371,19 +471,26 @@ def load_folder(
     docs = []
     # One parsed schema per content: corpora often give every document the same schema.
     schemas: dict[str, Any] = {}
+    store = (cache or Cache(None)).part("reads")
+    memo_key = _memo_key(root) if store.directory is not None else ""
+    memo = _memo(store.get(memo_key)) if memo_key else {}
+    used: dict[str, tuple[str, list[str]]] = {}
     for doc_id in ids:
         if doc_id not in schema_ids:
             raise InputError(f"labels/{doc_id}.json", "", f"no schema schemas/{doc_id}.json")
-        schema, schema_digest = _read_json_file(root, f"schemas/{doc_id}.json",
-                                                warnings=warnings)
+        schema, schema_digest = _read_document_file(root, f"schemas/{doc_id}.json", warnings,
+                                                    memo, used)
         schema = schemas.setdefault(schema_digest, schema)
-        label, label_digest = _read_json_file(root, f"labels/{doc_id}.json", warnings=warnings)
+        label, label_digest = _read_document_file(root, f"labels/{doc_id}.json", warnings,
+                                                  memo, used)
         docs.append(
             Document(
                 doc_id, schema, label, f"schemas/{doc_id}.json", f"labels/{doc_id}.json",
                 schema_digest, label_digest,
             )
         )
+    if memo_key and used != memo:
+        store.put(memo_key, {raw: [digest, notes] for raw, (digest, notes) in used.items()})
     warnings += [f"schemas/{s}.json: no label; not scored" for s in sorted(schema_ids - set(ids))]
     found = list_systems(root)
     if systems:

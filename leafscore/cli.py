@@ -285,7 +285,7 @@ def _open(source: Source, settings: ScoringSettings, *, systems: tuple[str, ...]
     ``needs_verdicts`` names the command when it needs per-leaf verdicts: the version is
     checked before any scoring. ``verdicts_to``: a file the verdicts are streamed to.
     """
-    bench = _bench_of(source, systems)
+    bench = _bench_of(source, systems, _cache(settings))
     version = resolve_version(settings.version, bench.config)
     if needs_verdicts and not scorer.scoring_version(version).has_verdicts:
         latest = scorer.SCORING_VERSIONS[-1]
@@ -674,7 +674,7 @@ def explain(doc_id: str, source: Source, system: str, fmt: str,
             settings: ScoringSettings) -> None:
     """Every leaf of document DOC_ID: label value, result value and verdict."""
     files.check_name("document id", doc_id, source="DOC_ID")
-    bench = _analysis(lambda: _bench_of(source, (system,)))
+    bench = _analysis(lambda: _bench_of(source, (system,), _cache(settings)))
     if doc_id not in bench.ids():
         _fail(f"no document {doc_id!r} (labels/{doc_id}.json does not exist)")
     single = dataclasses.replace(
@@ -704,11 +704,13 @@ def _side(source: Source, bench: Benchmark, name: str, option: str) -> tuple[Ben
     return api.with_results(bench, name, label), label
 
 
-def _bench_of(source: Source, systems: tuple[str, ...] = ()) -> Benchmark:
-    """The benchmark of ``source`` (only ``systems`` when given), read without scoring."""
+def _bench_of(source: Source, systems: tuple[str, ...] = (),
+              cache: Cache | None = None) -> Benchmark:
+    """The benchmark of ``source`` (only ``systems`` when given), read without scoring;
+    ``cache`` keeps the read memo of a folder's schemas and labels."""
     source.check()
     if not source.jsonl:
-        return api.load(source.root, systems)
+        return api.load(source.root, systems, cache=cache or Cache(None))
     preds = dict(source.preds)
     bare = [p for p in source.pred_options if "=" not in p]
     if len(source.pred_options) == 1 and bare and len(systems) == 1:
@@ -743,7 +745,7 @@ def diff_command(source: Source, base: str, head: str, fail_on_regression: bool,
                  tolerance: float, fmt: str, resamples: int, seed: int,
                  settings: ScoringSettings) -> None:
     """Compare HEAD against BASE: per-field F1, flipped documents, interval of the change."""
-    bench = _analysis(lambda: _bench_of(source))
+    bench = _analysis(lambda: _bench_of(source, (), _cache(settings)))
     version = resolve_version(settings.version, bench.config)
     if base in bench.systems and head in bench.systems:
         keep = tuple(sorted({base, head}))

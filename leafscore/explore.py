@@ -21,8 +21,6 @@ from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
-import jinja2
-
 import scorer
 from leafscore import leaderboard as leaderboard_mod
 from leafscore import stats
@@ -291,6 +289,8 @@ def render_page(data: Mapping[str, Any]) -> str:
     """The explorer page of ``data`` (``page_data``): one HTML document, no remote
     resource. Text from the data reaches the page only through the embedded JSON (read
     by the script with ``textContent``) and the autoescaped title and signature."""
+    import jinja2  # loaded only to render a page: 10 ms of every command's start-up
+
     env = jinja2.Environment(autoescape=True, undefined=jinja2.StrictUndefined,
                              keep_trailing_newline=True)
     template = env.from_string(_asset("page.html"))

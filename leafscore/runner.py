@@ -29,15 +29,13 @@ from types import MappingProxyType
 from typing import Any
 
 import scorer
-from leafscore import __version__
+from leafscore import __version__, runpack
 from leafscore.benchmark import Benchmark, Document, RawResult, read_result
 from leafscore.cache import Cache, cache_key, code_digest, options_sha256
 from leafscore.executors import Executor, ExecutorError, make_executor
 from leafscore.fields import NOT_ERRORS, error_kinds, error_kinds_of
+from leafscore.runpack import STATUSES
 from leafscore.signature import format_signature, set_digest
-
-#: The statuses a ``Cell`` may carry.
-STATUSES: tuple[str, ...] = ("scored", "parse_failure", "missing")
 
 
 @dataclass(frozen=True)
@@ -484,26 +482,38 @@ class _Plan:
 
     def __init__(self, bench: Benchmark, pairs: Sequence[tuple[str, str]],
                  lookup: Callable[[tuple[str, str], RawResult, str],
-                                  tuple[str, Cell | None]]) -> None:
+                                  tuple[str, Cell | None]],
+                 seen: Sequence[_Seen] | None = None) -> None:
         self.bench, self.lookup = bench, lookup
         self.source = iter(pairs)
+        self.seen = None if seen is None else iter(seen)
         self.queue: deque[tuple[str, RawResult, str, Cell | None]] = deque()
         self.unsent: list[tuple[str, RawResult]] = []
 
     def _read_one(self) -> bool:
-        """Read the next pair's result into the queue; False when none is left."""
+        """Read the next pair's result into the queue; False when none is left.
+
+        A pair already read to key a run pack (``seen``) is looked up by that reading;
+        only when the cache does not hold it is it read again, to be scored as it is
+        now (and keyed by those bytes)."""
         pair = next(self.source, None)
         if pair is None:
             return False
+        known = None if self.seen is None else next(self.seen)
+        if known is not None:
+            key, cell = self.lookup(pair, known.raw, known.digest)
+            if cell is not None:
+                self.queue.append((key, known.raw, known.digest, cell))
+                return True
         raw = self.bench.results[pair]
         digest = raw.sha256
         key, cell = self.lookup(pair, raw, digest)
         if cell is None:
             self.unsent.append((pair[1], raw))
-        elif raw.data is not None:
+        else:
             # A cached cell needs its result's name and presence, not its bytes (the rare
             # rescore reads it again): a warm run may read far ahead to fill a batch.
-            raw = dataclasses.replace(raw, data=b"")
+            raw = _without_bytes(raw)
         self.queue.append((key, raw, digest, cell))
         return True
 
@@ -579,31 +589,58 @@ def score_benchmark(
     docs = {d.id: d for d in bench.documents}
     detail = record.has_verdicts and (verdicts or on_cell is not None)
 
+    def key_of(doc_id: str, raw: RawResult, digest: str) -> str:
+        doc = docs[doc_id]
+        return cache_key(schema_sha256=doc.schema_sha256, label_sha256=doc.label_sha256,
+                         result_sha256=digest, version=version, options_sha256=options_digest,
+                         code_sha256=code, reader="jsonl-line" if raw.from_line else "file")
+
     def lookup(pair: tuple[str, str], raw: RawResult, digest: str) -> tuple[str, Cell | None]:
         if cache.directory is None:  # nothing to look up or to store
             return "", None
-        doc = docs[pair[1]]
-        key = cache_key(schema_sha256=doc.schema_sha256, label_sha256=doc.label_sha256,
-                        result_sha256=digest, version=version, options_sha256=options_digest,
-                        code_sha256=code, reader="jsonl-line" if raw.from_line else "file")
+        key = key_of(pair[1], raw, digest)
         cell = _load(cache, key, raw, version, verdicts=detail)
         return key, None if cell is None else folded(cell, verdicts=False)
+
+    def finish(cells: Mapping[tuple[str, str], Cell], results: Mapping[str, str]) -> Run:
+        return Run(
+            version=version, options=options, documents=bench.ids(), systems=bench.systems,
+            cells=MappingProxyType(dict(cells)), metadata=bench.metadata,
+            digests=MappingProxyType(bench.digests),
+            signature=run_signature(bench, version, options), kept_verdicts=verdicts,
+            results_sha256=MappingProxyType(dict(results)),
+        )
 
     done, total = 0, len(pairs)
     if progress:
         progress(done, total)
+    # A run of 2.0 scores without verdicts may be in the cache whole (``runpack``): a
+    # first pass keys every pair (reading each result once, keeping only its digest).
+    packs = cache.part("runs") if record.result_type is scorer.DocScore and not detail \
+        else Cache(None)
+    seen: list[_Seen] | None = None
+    if packs.directory is not None:
+        seen = [_seen(pair, bench.results[pair], key_of) for pair in pairs]
+        cells = _unpack_run(packs, seen, version)
+        if cells is not None:
+            if progress:
+                progress(total, total)
+            return finish(cells, {s.raw.file: s.digest for s in seen if s.raw.data is not None})
     returns_verdicts = detail or cache.directory is not None
     job = BatchJob(docs, version, options, code, returns_verdicts)
-    plan = _Plan(bench, pairs, lookup)
+    plan = _Plan(bench, pairs, lookup, seen)
     fresh = itertools.chain.from_iterable(executor.map_batches(
         score_batch, job, plan.batches(batch_size(executor, total))))
     cells: dict[tuple[str, str], Cell] = {}
     results: dict[str, str] = {}
     table: dict[Any, Any] = {}
+    scored: list[_Seen] = []
     for pair in pairs:
         key, raw, digest, cell = plan.take()
         if raw.data is not None:
             results[raw.file] = digest
+        if packs.directory is not None:
+            scored.append(_Seen(pair, _without_bytes(raw), digest, key))
         ready = False  # a packed cell comes unpacked folded, its parts shared
         if cell is None:
             item = next(fresh)
@@ -619,18 +656,64 @@ def score_benchmark(
         if on_cell:
             on_cell(pair, cell)
         cells[pair] = cell if ready else shared_parts(folded(cell, verdicts=verdicts), table)
-    return Run(
-        version=version,
-        options=options,
-        documents=bench.ids(),
-        systems=bench.systems,
-        cells=MappingProxyType(cells),
-        metadata=bench.metadata,
-        digests=MappingProxyType(bench.digests),
-        signature=run_signature(bench, version, options),
-        kept_verdicts=verdicts,
-        results_sha256=MappingProxyType(results),
-    )
+    if packs.directory is not None:
+        _pack_run(packs, scored, cells, version)
+    return finish(cells, results)
+
+
+@dataclass(frozen=True)
+class _Seen:
+    """One pair as a run pack keys it: its result as read (``raw``, its bytes dropped:
+    ``b""`` when there were some), their ``digest`` and the cell's cache ``key``."""
+
+    pair: tuple[str, str]
+    raw: RawResult
+    digest: str
+    key: str
+
+    @property
+    def missing(self) -> bool:
+        """Whether the result file does not exist (an unreadable one does)."""
+        return self.raw.data is None and not self.raw.problem
+
+
+def _seen(pair: tuple[str, str], raw: RawResult,
+          key_of: Callable[[str, RawResult, str], str]) -> _Seen:
+    """The pack's view of one pair whose result was just read (its bytes not kept)."""
+    digest = raw.sha256
+    raw = _without_bytes(raw)
+    return _Seen(pair, raw, digest, key_of(pair[1], raw, digest))
+
+
+def _without_bytes(raw: RawResult) -> RawResult:
+    """``raw`` with its bytes (if any) dropped: its name and presence are kept."""
+    return raw if not raw.data else dataclasses.replace(raw, data=b"")
+
+
+def _run_key(seen: Sequence[_Seen]) -> str:
+    return runpack.pack_key([(s.pair[0], s.pair[1], s.raw.file, s.key) for s in seen])
+
+
+def _unpack_run(packs: Cache, seen: Sequence[_Seen],
+                version: str) -> dict[tuple[str, str], Cell] | None:
+    """The cells of the run pack keyed by ``seen``, in its order; ``None`` on a miss
+    (absent, badly signed, or not fitting: ``runpack.decode``)."""
+    found = packs.get(_run_key(seen))
+    items = None if found is None else runpack.decode(
+        found[0], [not s.missing for s in seen], version)
+    if items is None:
+        return None
+    return {s.pair: Cell(*item) for s, item in zip(seen, items, strict=True)}
+
+
+def _pack_run(packs: Cache, seen: Sequence[_Seen], cells: Mapping[tuple[str, str], Cell],
+              version: str) -> None:
+    """Store a run's cells as one pack under the keys they were scored or read with,
+    when every cell is a 2.0 score without verdicts (``packed``)."""
+    equal: dict[Any, Any] = {}
+    entry = runpack.encode([packed(cells[s.pair], equal) for s in seen], version)
+    if entry is not None:
+        packs.put(_run_key(seen), entry)
 
 
 def run_signature(bench: Benchmark, version: str, options: Any) -> str:

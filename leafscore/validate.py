@@ -24,10 +24,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import jsonschema
-import referencing
-import referencing.exceptions
-
 import scorer
 from leafscore import files, jsonio
 from leafscore.benchmark import (
@@ -108,6 +104,8 @@ def check_schema(schema: Any, file: str) -> Iterator[Problem]:
         kind = type(schema).__name__
         yield _error(file, "", f"a JSON Schema is an object or a boolean, not {kind}")
         return
+    import jsonschema  # loaded by the first check: a warm run checks nothing
+
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     meta = cls(cls.META_SCHEMA)
     for err in sorted(meta.iter_errors(schema), key=lambda e: list(map(str, e.absolute_path))):
@@ -126,6 +124,10 @@ def check_label(label: Any, schema: Any, label_file: str, schema_file: str) -> I
     §3: empty and absent are the same), so these are summed up in one warning per file
     instead of one error each.
     """
+    import jsonschema  # loaded by the first check: a warm run checks nothing
+    import referencing
+    import referencing.exceptions
+
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     # An empty registry: $ref resolves inside the schema only, as the scorer resolves it
     # (no network, no file outside ROOT).

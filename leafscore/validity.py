@@ -20,10 +20,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import jsonschema
-import referencing
-import referencing.exceptions
-
 import scorer
 from leafscore.benchmark import Benchmark, read_result
 
@@ -65,6 +61,10 @@ def is_valid(instance: Any, schema: Any) -> bool:
     >>> is_valid({"n": "1"}, {"type": "object", "properties": {"n": {"type": "number"}}})
     False
     """
+    import jsonschema  # loaded by the first check (``leafscore.validate`` says why)
+    import referencing
+    import referencing.exceptions
+
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
     validator = cls(schema, registry=referencing.Registry(), format_checker=cls.FORMAT_CHECKER)
     try:

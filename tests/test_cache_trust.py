@@ -28,15 +28,22 @@ def run(*args):
 
 
 def the_entry(cache_dir):
-    """(key, path) of the one entry in ``cache_dir``."""
+    """(key, path) of the one cell entry in ``cache_dir``, its run packs dropped so that
+    the next run reads this entry (a pack would serve the run whole)."""
     (path,) = cell_entries(cache_dir)
+    for pack in (cache_dir / "runs").rglob("*.json"):
+        pack.unlink()
     return path.stem, path
 
 
+#: Cache sub-folders that hold no cell entry: label checks, read memos, run packs.
+NOT_CELLS = ("label-checks", "reads", "runs")
+
+
 def cell_entries(cache_dir):
-    """The cell entries of a cache folder (label checks live apart, in label-checks/)."""
+    """The cell entries of a cache folder (other entries live apart: ``NOT_CELLS``)."""
     return [p for p in cache_dir.rglob("*.json")
-            if not p.name.startswith(".") and "label-checks" not in p.parts]
+            if not p.name.startswith(".") and not set(NOT_CELLS) & set(p.parts)]
 
 
 def write_signed(cache_dir, key, path, entry_line: bytes, detail_line: bytes = b""):
@@ -155,6 +162,8 @@ def test_an_entry_copied_under_another_key_is_rescored(tmp_path):
     cold = run("score", root, "--format", "json", "--cache-dir", cache_dir)
     entries = {parts(p)[1]["score"]["accuracy"]: p for p in cell_entries(cache_dir)}
     entries[0.5].write_bytes(entries[1.0].read_bytes())  # the perfect entry, signed
+    for pack in (cache_dir / "runs").rglob("*.json"):
+        pack.unlink()
     warm = run("score", root, "--format", "json", "--cache-dir", cache_dir)
     assert json.loads(warm.stdout)["systems"]["poor"]["documents"] == {"d1": 0.5}
     assert warm.stdout == cold.stdout

@@ -139,6 +139,8 @@ def test_a_warm_run_keeps_no_bytes_of_the_cached_results_it_reads_ahead(
     seen = _counting_reads(monkeypatch)
     warm = leafscore.evaluate(root, cache_dir=cache, keep_verdicts=False,
                               executor=executors.Serial(batch_size=4))
-    assert seen["reads"] == 60
+    # Each of the 60 results is read once to key the run pack (a miss: one changed),
+    # then only the changed one again, to be scored.
+    assert seen["reads"] == 61
     assert seen["most"] <= 2
     assert warm.summary() == leafscore.evaluate(root, cache=False).summary()

@@ -1,0 +1,254 @@
+"""A warm rerun of an unchanged benchmark reads one run pack, one read memo and one
+label-check entry, and parses no file (issue 15 item 4: warm at least 30x cold).
+
+Each layer may only save time: every test compares the warm output with a cold one, and
+every damaged, edited or foreign entry is a miss that falls back to the per-cell cache.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import pickle
+
+import pytest
+from cli_helpers import invoke, make_benchmark, private_cache, write_json  # noqa: F401
+
+import leafscore
+import scorer
+from leafscore import api, benchmark, executors, runner, runpack
+from leafscore import cache as cache_module
+
+LABEL = {"a": "x", "b": "y"}
+HALF_RIGHT = {"a": "x", "b": "z"}  # accuracy 0.5
+
+
+def run(*args):
+    result = invoke(*args)
+    assert result.exit_code == 0, result.stderr
+    return result
+
+
+def bench(root):
+    """3 documents x 2 systems: one missing result, one that is not JSON."""
+    labels = {"d1": LABEL, "d2": {"a": "p", "b": "q"}, "d3": {"a": "r", "b": "s"}}
+    results = {"good": dict(labels),
+               "poor": {"d1": HALF_RIGHT, "d2": None, "d3": b"{broken"}}
+    return make_benchmark(root, labels, results)
+
+
+def packs(cache_dir):
+    return sorted((cache_dir / "runs").rglob("*.json"))
+
+
+def cell_entries(cache_dir):
+    return [p for p in cache_dir.rglob("*.json")
+            if not {"runs", "reads", "label-checks"} & set(p.parts)]
+
+
+def resign(cache_dir, path, change):
+    """Apply ``change`` to the JSON entry at ``path`` and sign it again with the cache's own
+    key: what a writer holding the key (or a bug) could leave, so only the reader's
+    checks stand in the way."""
+    line = path.read_bytes().split(b"\n")[1]
+    entry = json.loads(line)
+    change(entry)
+    line = json.dumps(entry).encode()
+    folder = path.parent.parent
+    secret = cache_module._secret(str(folder))
+    path.write_bytes(cache_module._mac(secret, path.stem, "entry", line) + b" -\n" + line)
+
+
+# ----- the run pack -------------------------------------------------------------------
+
+def test_a_warm_rerun_is_served_by_its_run_pack_alone(tmp_path):
+    root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
+    cold = run("score", root, "--format", "json", "--cache-dir", cache_dir)
+    assert len(packs(cache_dir)) == 1
+    for entry in cell_entries(cache_dir):
+        entry.unlink()  # only the pack is left to serve the cells
+    warm = run("score", root, "--format", "json", "--cache-dir", cache_dir)
+    assert warm.stdout == cold.stdout
+    assert warm.stderr == cold.stderr
+    assert json.loads(warm.stdout)["systems"]["poor"]["documents"] == {
+        "d1": 0.5, "d2": 0.0, "d3": 0.0}
+
+
+def test_a_warm_rerun_scores_nothing_and_parses_no_file(tmp_path, monkeypatch):
+    root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
+    cold = leafscore.evaluate(root, cache_dir=cache_dir, keep_verdicts=False)
+    calls = {"parse": 0, "score": 0}
+    real_parse, real_score = scorer.parse_json, runner.score_cell
+
+    def parse(*args, **kwargs):
+        calls["parse"] += 1
+        return real_parse(*args, **kwargs)
+
+    def score(*args, **kwargs):
+        calls["score"] += 1
+        return real_score(*args, **kwargs)
+
+    monkeypatch.setattr(scorer, "parse_json", parse)
+    monkeypatch.setattr(runner, "score_cell", score)
+    warm = leafscore.evaluate(root, cache_dir=cache_dir, keep_verdicts=False)
+    assert calls == {"parse": 0, "score": 0}
+    assert warm.summary() == cold.summary()
+    assert warm.warnings == cold.warnings
+
+
+def test_an_edited_result_misses_the_pack_and_rescores_that_result_only(tmp_path, monkeypatch):
+    root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
+    leafscore.evaluate(root, cache_dir=cache_dir, keep_verdicts=False)
+    # bytes no other result has (equal bytes would share the other's cached cell)
+    write_json(root / "results" / "poor" / "d1.json", {"status": "ok", "data": {"a": "x"}})
+    scored = []
+    real = runner.score_cell
+    monkeypatch.setattr(runner, "score_cell",
+                        lambda doc, raw, *rest: scored.append(raw.file) or real(doc, raw, *rest))
+    warm = leafscore.evaluate(root, cache_dir=cache_dir, keep_verdicts=False,
+                              executor=executors.Serial())
+    assert scored == ["results/poor/d1.json"]
+    assert warm.document_scores("poor") == {"d1": 0.5, "d2": 0.0, "d3": 0.0}
+    assert warm.summary() == leafscore.evaluate(root, cache=False).summary()
+    assert len(packs(cache_dir)) == 2  # one per state of the folder
+
+
+def test_a_result_that_goes_missing_misses_the_pack(tmp_path):
+    root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
+    run("score", root, "--format", "json", "--cache-dir", cache_dir)
+    (root / "results" / "good" / "d2.json").unlink()
+    warm = run("score", root, "--format", "json", "--cache-dir", cache_dir)
+    cold = run("score", root, "--format", "json", "--no-cache")
+    assert warm.stdout == cold.stdout
+    assert json.loads(warm.stdout)["systems"]["good"]["documents"]["d2"] == 0.0
+
+
+TAMPERED = {
+    "an accuracy its counts do not give": lambda e: e["cells"][0].__setitem__(1, 0.25),
+    "a missing status for a result that exists":
+        lambda e: e["cells"][0].__setitem__(0, "missing"),
+    "a negative part index": lambda e: e["cells"][0].__setitem__(2, -1),
+    "a part index out of range": lambda e: e["cells"][0].__setitem__(3, 99),
+    "another version": lambda e: e.update(version="1.0"),
+    "a cell left out": lambda e: e["cells"].pop(),
+    "a negative count": lambda e: e["counts"][0].__setitem__(0, -1),
+    "field paths out of order": lambda e: e["paths"].__setitem__(0, ["b", "a"]),
+    "a warning that is not text": lambda e: e["cells"][0].__setitem__(6, [1]),
+    "an error count of a kind that is no error":
+        lambda e: e["errors"].append(["a", [["correct", 1]]]) or
+        e["cells"][0][7].append(len(e["errors"]) - 1),
+    "not a pack": lambda e: e.clear(),
+}
+
+
+@pytest.mark.parametrize("change", TAMPERED.values(), ids=TAMPERED.keys())
+def test_a_pack_that_does_not_fit_is_a_miss(tmp_path, change):
+    root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
+    cold = run("score", root, "--format", "json", "--cache-dir", cache_dir)
+    (pack,) = packs(cache_dir)
+    resign(cache_dir, pack, change)
+    assert runpack.decode(json.loads(pack.read_bytes().split(b"\n")[1]),
+                          [True, True, True, True, False, True], "2.0") is None
+    warm = run("score", root, "--format", "json", "--cache-dir", cache_dir)
+    assert warm.stdout == cold.stdout
+
+
+def test_a_pack_edited_without_the_key_is_a_miss(tmp_path):
+    root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
+    cold = run("score", root, "--format", "json", "--cache-dir", cache_dir)
+    (pack,) = packs(cache_dir)
+    pack.write_bytes(pack.read_bytes().replace(b"0.5,", b"1.0,"))
+    warm = run("score", root, "--format", "json", "--cache-dir", cache_dir)
+    assert warm.stdout == cold.stdout
+
+
+def test_version_1_0_and_runs_that_keep_verdicts_write_no_pack(tmp_path):
+    root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
+    run("score", root, "--version", "1.0", "--cache-dir", cache_dir)
+    run("explain", "d1", root, "--system", "poor", "--cache-dir", cache_dir)
+    assert packs(cache_dir) == []
+
+
+def test_a_pack_holds_the_cells_it_was_made_from(tmp_path):
+    cold = leafscore.evaluate(bench(tmp_path / "b"), cache=False, keep_verdicts=False)
+    cells = [cold.run.cells[pair] for pair in sorted(cold.run.cells)]
+    entry = runpack.encode([runner.packed(cell) for cell in cells], "2.0")
+    read = runpack.decode(json.loads(json.dumps(entry)),
+                          [cell.status != "missing" for cell in cells], "2.0")
+    assert [runner.Cell(*item) for item in read] == cells
+
+
+def test_only_2_0_cells_without_verdicts_are_packed(tmp_path):
+    run_ = leafscore.evaluate(bench(tmp_path / "b"), cache=False, keep_verdicts=True)
+    cell = run_.run.cells[("poor", "d1")]
+    assert runpack.encode([runner.packed(cell)], "2.0") is None  # verdicts kept: a Cell
+    folded = runner.packed(runner.folded(cell, verdicts=False))
+    assert runpack.encode([folded], "2.1") is None
+
+
+# ----- the read memo of schemas and labels -------------------------------------------
+
+def test_a_label_read_from_the_memo_equals_one_parsed_now(tmp_path):
+    root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
+    api.load(root, cache_dir=cache_dir, cache=True)
+    memo = api.load(root, cache_dir=cache_dir, cache=True)
+    fresh = api.load(root)
+    assert isinstance(memo.documents[0].__dict__["_label_held"], benchmark._Unparsed)
+    assert memo.documents == fresh.documents
+    assert pickle.loads(pickle.dumps(memo.documents)) == fresh.documents
+    assert dataclasses.replace(memo.documents[0], id="x").label == LABEL
+    assert memo.digests == fresh.digests
+
+
+def test_read_warnings_of_a_memoized_label_are_said_again(tmp_path):
+    root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
+    (root / "labels" / "d1.json").write_bytes(b'{"a": "w", "a": "x", "b": "y"}')
+    cold = run("score", root, "--format", "json", "--cache-dir", cache_dir)
+    warm = run("score", root, "--format", "json", "--cache-dir", cache_dir)
+    assert "labels/d1.json: duplicate key 'a' in an object; the last value is kept" \
+        in cold.stderr
+    assert warm.stderr == cold.stderr
+    assert warm.stdout == cold.stdout
+
+
+def test_a_label_broken_after_a_warm_run_is_an_error_naming_it(tmp_path):
+    root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
+    run("score", root, "--cache-dir", cache_dir)
+    run("score", root, "--cache-dir", cache_dir)
+    (root / "labels" / "d2.json").write_bytes(b'{"a": "p",')
+    broken = invoke("score", root, "--cache-dir", cache_dir)
+    assert broken.exit_code == 2
+    assert "labels/d2.json" in broken.stderr
+
+
+def test_an_edited_label_is_read_again(tmp_path):
+    root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
+    run("score", root, "--format", "json", "--cache-dir", cache_dir)
+    write_json(root / "labels" / "d1.json", HALF_RIGHT)
+    warm = run("score", root, "--format", "json", "--cache-dir", cache_dir)
+    cold = run("score", root, "--format", "json", "--no-cache")
+    assert warm.stdout == cold.stdout
+    assert json.loads(warm.stdout)["systems"]["poor"]["documents"]["d1"] == 1.0
+
+
+def test_a_memo_entry_that_is_not_a_memo_is_ignored(tmp_path):
+    root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
+    cold = run("score", root, "--format", "json", "--cache-dir", cache_dir)
+    (memo,) = (cache_dir / "reads").rglob("*.json")
+    resign(cache_dir, memo, lambda e: e.update({k: [1, 2] for k in list(e)}))
+    warm = run("score", root, "--format", "json", "--cache-dir", cache_dir)
+    assert warm.stdout == cold.stdout
+
+
+# ----- the label checks of a whole benchmark --------------------------------------------
+
+def test_label_checks_of_a_warm_run_are_read_whole(tmp_path, monkeypatch):
+    root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
+    write_json(root / "labels" / "d3.json", {"a": 7, "b": "s"})  # violates the schema
+    cold = leafscore.evaluate(root, cache_dir=cache_dir, keep_verdicts=False)
+    checked = []
+    monkeypatch.setattr(api, "_checked_label", lambda *a: checked.append(a) or None)
+    warm = leafscore.evaluate(root, cache_dir=cache_dir, keep_verdicts=False)
+    assert checked == []
+    assert warm.warnings == cold.warnings
+    assert warm.warnings[0].startswith("labels/d3.json: violates its schema (1 problem(s)")
