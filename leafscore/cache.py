@@ -34,7 +34,6 @@ import sys
 import tempfile
 import unicodedata
 from dataclasses import dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -79,6 +78,8 @@ def code_digest() -> str:
     parts += [hashlib.sha256((here / name).read_bytes()).hexdigest()
               for name in _READER_MODULES]
     parts += [sys.version, unicodedata.unidata_version]
+    from importlib import metadata  # 7 ms to import: a run with no cache never asks
+
     for name in _LIBRARIES:
         try:
             parts.append(f"{name}={metadata.version(name)}")

@@ -18,8 +18,10 @@ verdicts of O(batch) documents at a time. Scoring itself is
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
+import gc
 import itertools
 import math
 from collections import deque
@@ -31,7 +33,7 @@ from typing import Any
 import scorer
 from leafscore import __version__, runpack
 from leafscore.benchmark import Benchmark, Document, RawResult, read_result
-from leafscore.cache import Cache, cache_key, code_digest, options_sha256
+from leafscore.cache import CACHE_FORMAT, Cache, cache_key, code_digest, options_sha256
 from leafscore.executors import Executor, ExecutorError, make_executor
 from leafscore.fields import NOT_ERRORS, error_kinds, error_kinds_of
 from leafscore.runpack import STATUSES
@@ -593,7 +595,13 @@ def score_benchmark(
         doc = docs[doc_id]
         return cache_key(schema_sha256=doc.schema_sha256, label_sha256=doc.label_sha256,
                          result_sha256=digest, version=version, options_sha256=options_digest,
-                         code_sha256=code, reader="jsonl-line" if raw.from_line else "file")
+                         code_sha256=code, reader=_reader(raw))
+
+    def run_key(seen: Sequence[_Seen]) -> str:
+        # every part of each cell's key_of, and the file its warnings name
+        return runpack.pack_key((CACHE_FORMAT, version, options_digest, code), (
+            (system, doc_id, s.raw.file, _reader(s.raw), docs[doc_id].schema_sha256,
+             docs[doc_id].label_sha256, s.digest) for s in seen for system, doc_id in (s.pair,)))
 
     def lookup(pair: tuple[str, str], raw: RawResult, digest: str) -> tuple[str, Cell | None]:
         if cache.directory is None:  # nothing to look up or to store
@@ -620,8 +628,8 @@ def score_benchmark(
         else Cache(None)
     seen: list[_Seen] | None = None
     if packs.directory is not None:
-        seen = [_seen(pair, bench.results[pair], key_of) for pair in pairs]
-        cells = _unpack_run(packs, seen, version)
+        seen = [_seen(pair, bench.results[pair]) for pair in pairs]
+        cells = _unpack_run(packs, run_key(seen), seen, version)
         if cells is not None:
             if progress:
                 progress(total, total)
@@ -640,7 +648,7 @@ def score_benchmark(
         if raw.data is not None:
             results[raw.file] = digest
         if packs.directory is not None:
-            scored.append(_Seen(pair, _without_bytes(raw), digest, key))
+            scored.append(_Seen(pair, _without_bytes(raw), digest))
         ready = False  # a packed cell comes unpacked folded, its parts shared
         if cell is None:
             item = next(fresh)
@@ -657,63 +665,70 @@ def score_benchmark(
             on_cell(pair, cell)
         cells[pair] = cell if ready else shared_parts(folded(cell, verdicts=verdicts), table)
     if packs.directory is not None:
-        _pack_run(packs, scored, cells, version)
+        _pack_run(packs, run_key(scored), scored, cells, version)
     return finish(cells, results)
 
 
 @dataclass(frozen=True)
 class _Seen:
     """One pair as a run pack keys it: its result as read (``raw``, its bytes dropped:
-    ``b""`` when there were some), their ``digest`` and the cell's cache ``key``."""
+    ``b""`` when there were some) and their ``digest``."""
 
     pair: tuple[str, str]
     raw: RawResult
     digest: str
-    key: str
-
-    @property
-    def missing(self) -> bool:
-        """Whether the result file does not exist (an unreadable one does)."""
-        return self.raw.data is None and not self.raw.problem
 
 
-def _seen(pair: tuple[str, str], raw: RawResult,
-          key_of: Callable[[str, RawResult, str], str]) -> _Seen:
+def _seen(pair: tuple[str, str], raw: RawResult) -> _Seen:
     """The pack's view of one pair whose result was just read (its bytes not kept)."""
-    digest = raw.sha256
-    raw = _without_bytes(raw)
-    return _Seen(pair, raw, digest, key_of(pair[1], raw, digest))
+    return _Seen(pair, _without_bytes(raw), raw.sha256)
 
 
 def _without_bytes(raw: RawResult) -> RawResult:
     """``raw`` with its bytes (if any) dropped: its name and presence are kept."""
-    return raw if not raw.data else dataclasses.replace(raw, data=b"")
+    return RawResult(raw.file, b"", raw.problem, raw.from_line) if raw.data else raw
 
 
-def _run_key(seen: Sequence[_Seen]) -> str:
-    return runpack.pack_key([(s.pair[0], s.pair[1], s.raw.file, s.key) for s in seen])
+def _reader(raw: RawResult) -> str:
+    """How ``raw``'s bytes came to be (``cache.READERS``)."""
+    return "jsonl-line" if raw.from_line else "file"
 
 
-def _unpack_run(packs: Cache, seen: Sequence[_Seen],
+def _unpack_run(packs: Cache, key: str, seen: Sequence[_Seen],
                 version: str) -> dict[tuple[str, str], Cell] | None:
-    """The cells of the run pack keyed by ``seen``, in its order; ``None`` on a miss
+    """The cells of the run pack ``key`` for ``seen``, in its order; ``None`` on a miss
     (absent, badly signed, or not fitting: ``runpack.decode``)."""
-    found = packs.get(_run_key(seen))
-    items = None if found is None else runpack.decode(
-        found[0], [not s.missing for s in seen], version)
-    if items is None:
-        return None
-    return {s.pair: Cell(*item) for s, item in zip(seen, items, strict=True)}
+    with _gc_paused():
+        found = packs.get(key)
+        items = None if found is None else runpack.decode(
+            found[0], [not (s.raw.data is None and not s.raw.problem) for s in seen], version)
+        if items is None:
+            return None
+        return {s.pair: Cell(*item) for s, item in zip(seen, items, strict=True)}
 
 
-def _pack_run(packs: Cache, seen: Sequence[_Seen], cells: Mapping[tuple[str, str], Cell],
-              version: str) -> None:
-    """Store a run's cells as one pack under the keys they were scored or read with,
-    when every cell is a 2.0 score without verdicts (``packed``)."""
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Python's cycle collector paused: reading a pack builds some 10^5 containers that
+    form no cycle, and each collection on the way scans every live object (measured:
+    40% of the time of reading a 10,000-cell pack)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _pack_run(packs: Cache, key: str, seen: Sequence[_Seen],
+              cells: Mapping[tuple[str, str], Cell], version: str) -> None:
+    """Store a run's cells as one pack under ``key``, when every cell is a 2.0 score
+    without verdicts (``packed``)."""
     equal: dict[Any, Any] = {}
     entry = runpack.encode([packed(cells[s.pair], equal) for s in seen], version)
     if entry is not None:
-        packs.put(_run_key(seen), entry)
+        packs.put(key, entry)
 
 
 def run_signature(bench: Benchmark, version: str, options: Any) -> str:

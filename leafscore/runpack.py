@@ -16,7 +16,8 @@ fit is a miss, never an error.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from itertools import chain
 from typing import Any
 
 import scorer
@@ -27,21 +28,30 @@ STATUSES: tuple[str, ...] = ("scored", "parse_failure", "missing")
 
 #: Bumped when the pack layout changes; part of every pack key.
 PACK_FORMAT = "1"
+#: A pack's columns: one list per member of a cell, each with one item per cell.
+COLUMNS: tuple[str, ...] = ("status", "value", "count", "path", "triple", "exact",
+                            "warnings", "error")
 
 
-def pack_key(cells: Sequence[tuple[str, str, str, str]]) -> str:
-    """sha256 hex of a run's cells: ``(system, doc_id, result file, cell cache key)`` per
-    pair, in pair order. The separators (U+001F, U+001E) appear in none of the parts."""
-    text = "\x1e".join("\x1f".join(cell) for cell in cells)
-    return hashlib.sha256(f"run-pack\x1f{PACK_FORMAT}\x1e{text}".encode()).hexdigest()
+def pack_key(common: Sequence[str], cells: Iterable[Sequence[str]]) -> str:
+    """sha256 hex of a run: ``common`` holds what every cell shares (the cache format,
+    version, options and code digests), ``cells`` one tuple per pair, in pair order
+    (system, doc_id, result file, reader, schema, label and result digests): every part
+    of each cell's ``cache.cache_key``, and the file its warnings name. The separators
+    (U+001F, U+001E) appear in none of the parts."""
+    digest = hashlib.sha256("\x1f".join(("run-pack", PACK_FORMAT, *common)).encode())
+    for cell in cells:
+        digest.update(("\x1e" + "\x1f".join(cell)).encode())
+    return digest.hexdigest()
 
 
 def encode(items: Sequence[tuple[Any, ...]], version: str) -> dict[str, Any] | None:
     """JSON form of a run's ``runner.packed`` cells ``(status, version, value, counts,
     fields, exact, warnings, errors)``, all of ``version``; ``None`` when one is not such
-    a cell. Laid out to be read fast: distinct count vectors, field-path lists and
-    (tp, fp, fn) triples are listed once and named by index, so reading 10,000 cells
-    builds a few hundred ``FieldCounts``, not one per field."""
+    a cell. Laid out to be read fast: a column per member (:data:`COLUMNS`), and the
+    distinct count vectors, field-path lists, (tp, fp, fn) triples and per-field error
+    kinds listed once and named by index, so reading 10,000 cells builds a few thousand
+    ``FieldCounts``, not one per field."""
     tables: dict[str, dict[Any, int]] = {"counts": {}, "paths": {}, "triples": {},
                                          "errors": {}}
 
@@ -49,18 +59,20 @@ def encode(items: Sequence[tuple[Any, ...]], version: str) -> dict[str, Any] | N
         return tables[table].setdefault(value, len(tables[table]))
 
     kinds = tuple(scorer.VERDICT_KINDS)
-    cells = []
+    columns: dict[str, list[Any]] = {name: [] for name in COLUMNS}
     for item in items:
         if not isinstance(item, tuple) or len(item) != 8 or item[1] != version \
                 or tuple(k for k, _ in item[3]) != kinds:
             return None
         status, _, value, counts, fields, exact, warnings, errors = item
-        cells.append([status, value, ref("counts", tuple(n for _, n in counts)),
-                      ref("paths", tuple(row[0] for row in fields)),
-                      [ref("triples", tuple(row[1:])) for row in fields], exact,
-                      list(warnings), [ref("errors", row) for row in errors]])
+        cell = (status, value, ref("counts", tuple(n for _, n in counts)),
+                ref("paths", tuple(row[0] for row in fields)),
+                [ref("triples", tuple(row[1:])) for row in fields], exact, list(warnings),
+                [ref("errors", row) for row in errors])
+        for name, member in zip(COLUMNS, cell, strict=True):
+            columns[name].append(member)
     return {"version": version, **{name: list(table) for name, table in tables.items()},
-            "cells": cells}
+            **columns}
 
 
 def decode(entry: Any, present: Sequence[bool],
@@ -70,7 +82,7 @@ def decode(entry: Any, present: Sequence[bool],
     cells of ``version`` (``present[i]``: whether cell ``i``'s result file exists, so a
     ``"missing"`` status exactly when it does not). Never raises.
 
-    Checked: the shape of every table and cell, and every index in range; counts,
+    Checked: the shape of every table and column, and every index in range; counts,
     triples and error counts are non-negative integers (error counts positive, of error
     kinds only, one row per field path); field paths sorted and distinct; statuses and
     warnings; each accuracy the one its counts give (0.0 for a parse failure). What
@@ -79,31 +91,41 @@ def decode(entry: Any, present: Sequence[bool],
     the per-cell reads the pack saves.
     """
     try:
-        if entry["version"] != version or len(entry["cells"]) != len(present):
+        if entry["version"] != version:
+            return None
+        statuses, values, cs, ps, ts, exacts, warnings, es = (entry[n] for n in COLUMNS)
+        if any(len(column) != len(present) for column in (statuses, values, cs, ps, ts, exacts,
+                                                          warnings, es)):
             return None
         counts = [_counts(c) for c in entry["counts"]]
         paths = [_paths(p) for p in entry["paths"]]
         triples = [_triple(t) for t in entry["triples"]]
         errors = [_error_row(row) for row in entry["errors"]]
         accuracy = [scorer.DocScore.accuracy_of(c) for c in counts]
-        out = []
-        make, pick_triple, pick_error = scorer.DocScore, triples.__getitem__, errors.__getitem__
-        for cell, there in zip(entry["cells"], present, strict=True):
-            status, value, c, p, t, exact, warnings, e = cell
-            names = paths[p]
-            if status not in STATUSES or (status == "missing") == there \
-                    or exact not in (True, False) or type(value) is not float \
-                    or value != (0.0 if status == "parse_failure" else accuracy[c]) \
-                    or min(c, p, *t, *e, 0) < 0 or len(t) != len(names) \
-                    or (warnings and not all(type(w) is str for w in warnings)):
-                return None
-            kinds = dict(map(pick_error, e))
-            if len(kinds) != len(e):
-                return None
-            fields = dict(zip(names, map(pick_triple, t), strict=True))  # lengths checked
-            score = make(version, value, (), counts[c], fields, exact)
-            out.append((status, score, tuple(warnings), kinds))
-        return out
+        flat_t, flat_e = list(chain.from_iterable(ts)), list(chain.from_iterable(es))
+        fits = (
+            min(chain(cs, ps, flat_t, flat_e), default=0) >= 0
+            and all(type(i) is int for i in chain(cs, ps, flat_t, flat_e))
+            and all(status in STATUSES and (status == "missing") != there
+                    for status, there in zip(statuses, present, strict=True))
+            and all(x is True or x is False for x in exacts)
+            and all(type(v) is float for v in values)
+            and values == [0.0 if status == "parse_failure" else accuracy[c]
+                           for status, c in zip(statuses, cs, strict=True)]
+            and all(len(t) == len(paths[p]) for p, t in zip(ps, ts, strict=True))
+            and all(type(w) is str for w in chain.from_iterable(warnings))
+        )
+        if not fits:
+            return None
+        pick_triple, pick_error = triples.__getitem__, errors.__getitem__
+        kinds = [dict(map(pick_error, e)) for e in es]
+        if any(len(k) != len(e) for k, e in zip(kinds, es, strict=True)):
+            return None  # two rows of one field path
+        make = scorer.DocScore
+        scores = [make(version, v, (), counts[c], dict(zip(paths[p], map(pick_triple, t),
+                                                            strict=True)), x)
+                  for v, c, p, t, x in zip(values, cs, ps, ts, exacts, strict=True)]
+        return list(zip(statuses, scores, map(tuple, warnings), kinds, strict=True))
     except (KeyError, TypeError, ValueError, IndexError):
         return None
 

@@ -124,19 +124,20 @@ def test_a_result_that_goes_missing_misses_the_pack(tmp_path):
 
 
 TAMPERED = {
-    "an accuracy its counts do not give": lambda e: e["cells"][0].__setitem__(1, 0.25),
-    "a missing status for a result that exists":
-        lambda e: e["cells"][0].__setitem__(0, "missing"),
-    "a negative part index": lambda e: e["cells"][0].__setitem__(2, -1),
-    "a part index out of range": lambda e: e["cells"][0].__setitem__(3, 99),
+    "an accuracy its counts do not give": lambda e: e["value"].__setitem__(0, 0.25),
+    "a missing status for a result that exists": lambda e: e["status"].__setitem__(0, "missing"),
+    "a negative part index": lambda e: e["count"].__setitem__(0, -1),
+    "a part index out of range": lambda e: e["path"].__setitem__(0, 99),
     "another version": lambda e: e.update(version="1.0"),
-    "a cell left out": lambda e: e["cells"].pop(),
+    "a cell left out": lambda e: [e[column].pop() for column in runpack.COLUMNS],
+    "a column of another length": lambda e: e["exact"].pop(),
+    "an exact flag that is not a boolean": lambda e: e["exact"].__setitem__(0, 1),
     "a negative count": lambda e: e["counts"][0].__setitem__(0, -1),
     "field paths out of order": lambda e: e["paths"].__setitem__(0, ["b", "a"]),
-    "a warning that is not text": lambda e: e["cells"][0].__setitem__(6, [1]),
+    "a warning that is not text": lambda e: e["warnings"].__setitem__(0, [1]),
     "an error count of a kind that is no error":
         lambda e: e["errors"].append(["a", [["correct", 1]]]) or
-        e["cells"][0][7].append(len(e["errors"]) - 1),
+        e["error"][0].append(len(e["errors"]) - 1),
     "not a pack": lambda e: e.clear(),
 }
 
@@ -252,3 +253,19 @@ def test_label_checks_of_a_warm_run_are_read_whole(tmp_path, monkeypatch):
     assert checked == []
     assert warm.warnings == cold.warnings
     assert warm.warnings[0].startswith("labels/d3.json: violates its schema (1 problem(s)")
+
+
+def test_reading_a_pack_leaves_the_cycle_collector_as_it_found_it(tmp_path):
+    import gc
+
+    root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
+    leafscore.evaluate(root, cache_dir=cache_dir, keep_verdicts=False)
+    assert gc.isenabled()
+    leafscore.evaluate(root, cache_dir=cache_dir, keep_verdicts=False)
+    assert gc.isenabled()
+    gc.disable()
+    try:
+        leafscore.evaluate(root, cache_dir=cache_dir, keep_verdicts=False)
+        assert not gc.isenabled()
+    finally:
+        gc.enable()
