@@ -2603,16 +2603,17 @@ def score_v2(result: Any, schema: Any, label: Any, *,
             return _parse_failure(root, label)
     rows: list[tuple] = []
     scorer = _Scorer()
-    with _CollectorPaused():
+    with CollectorPaused():
         scorer.walk(root, label, result, "", "", rows)
     return DocScore._from_rows(rows, exact=scorer.exact)
 
 
-class _CollectorPaused:
+class CollectorPaused:
     """Python's cyclic garbage collector off for a ``with`` block (a speed choice only): a
     walk allocates a tuple per verdict and per leaf value read, which would trigger full
-    collections over the whole document again and again; the walk makes no cycles.
-    Turned back on after, unless it was off before."""
+    collections over the whole document again and again; the walk makes no cycles
+    (``leafscore.runner`` pauses it too, to read a run pack). Turned back on after,
+    unless it was off before."""
 
     def __enter__(self) -> None:
         import gc

@@ -61,6 +61,8 @@ def scripts(name: str) -> list[str]:
 
 
 def _own_problems(name: str) -> list[str]:
+    if name.isascii() and name.isprintable():
+        return []  # no control, no format character, in NFC, Latin letters only
     reasons = []
     if any(is_hidden(char) for char in name):
         reasons.append("holds a control or bidirectional formatting character")
@@ -76,6 +78,8 @@ def _own_problems(name: str) -> list[str]:
 
 
 def _fold(name: str) -> str:
+    if name.isascii():
+        return name.lower()  # NFKC leaves ASCII as it is; its case folding is lower()
     return unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
 
 

@@ -18,17 +18,15 @@ verdicts of O(batch) documents at a time. Scoring itself is
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
-import gc
 import itertools
 import math
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 import scorer
 from leafscore import __version__, runpack
@@ -503,9 +501,10 @@ class _Plan:
             return False
         known = None if self.seen is None else next(self.seen)
         if known is not None:
-            key, cell = self.lookup(pair, known.raw, known.digest)
+            raw = known.raw
+            key, cell = self.lookup(pair, raw, known.digest)
             if cell is not None:
-                self.queue.append((key, known.raw, known.digest, cell))
+                self.queue.append((key, raw, known.digest, cell))
                 return True
         raw = self.bench.results[pair]
         digest = raw.sha256
@@ -600,7 +599,7 @@ def score_benchmark(
     def run_key(seen: Sequence[_Seen]) -> str:
         # every part of each cell's key_of, and the file its warnings name
         return runpack.pack_key((CACHE_FORMAT, version, options_digest, code), (
-            (system, doc_id, s.raw.file, _reader(s.raw), docs[doc_id].schema_sha256,
+            (system, doc_id, s.file, _reader(s), docs[doc_id].schema_sha256,
              docs[doc_id].label_sha256, s.digest) for s in seen for system, doc_id in (s.pair,)))
 
     def lookup(pair: tuple[str, str], raw: RawResult, digest: str) -> tuple[str, Cell | None]:
@@ -633,7 +632,7 @@ def score_benchmark(
         if cells is not None:
             if progress:
                 progress(total, total)
-            return finish(cells, {s.raw.file: s.digest for s in seen if s.raw.data is not None})
+            return finish(cells, {s.file: s.digest for s in seen if s.read})
     returns_verdicts = detail or cache.directory is not None
     job = BatchJob(docs, version, options, code, returns_verdicts)
     plan = _Plan(bench, pairs, lookup, seen)
@@ -648,7 +647,7 @@ def score_benchmark(
         if raw.data is not None:
             results[raw.file] = digest
         if packs.directory is not None:
-            scored.append(_Seen(pair, _without_bytes(raw), digest))
+            scored.append(_seen(pair, raw, digest))
         ready = False  # a packed cell comes unpacked folded, its parts shared
         if cell is None:
             item = next(fresh)
@@ -669,19 +668,34 @@ def score_benchmark(
     return finish(cells, results)
 
 
-@dataclass(frozen=True)
-class _Seen:
-    """One pair as a run pack keys it: its result as read (``raw``, its bytes dropped:
-    ``b""`` when there were some) and their ``digest``."""
+class _Seen(NamedTuple):
+    """One pair as a run pack keys it: the ``digest`` of its result as read, and what the
+    cell needs of that reading without its bytes (``raw``). A tuple: a warm run makes
+    one per pair, and a frozen dataclass costs several times more to make."""
 
     pair: tuple[str, str]
-    raw: RawResult
+    file: str
     digest: str
+    read: bool  # bytes were read (the file exists and could be read)
+    problem: str
+    from_line: bool
+
+    @property
+    def raw(self) -> RawResult:
+        """The result as read, its bytes (if any) dropped (``_without_bytes``)."""
+        return RawResult(self.file, b"" if self.read else None, self.problem, self.from_line)
+
+    @property
+    def missing(self) -> bool:
+        """Whether the result file does not exist (an unreadable one does)."""
+        return not self.read and not self.problem
 
 
-def _seen(pair: tuple[str, str], raw: RawResult) -> _Seen:
-    """The pack's view of one pair whose result was just read (its bytes not kept)."""
-    return _Seen(pair, _without_bytes(raw), raw.sha256)
+def _seen(pair: tuple[str, str], raw: RawResult, digest: str | None = None) -> _Seen:
+    """The pack's view of one pair whose result was just read (its bytes not kept);
+    ``digest`` when already taken."""
+    return _Seen(pair, raw.file, raw.sha256 if digest is None else digest,
+                 raw.data is not None, raw.problem, raw.from_line)
 
 
 def _without_bytes(raw: RawResult) -> RawResult:
@@ -689,7 +703,7 @@ def _without_bytes(raw: RawResult) -> RawResult:
     return RawResult(raw.file, b"", raw.problem, raw.from_line) if raw.data else raw
 
 
-def _reader(raw: RawResult) -> str:
+def _reader(raw: RawResult | _Seen) -> str:
     """How ``raw``'s bytes came to be (``cache.READERS``)."""
     return "jsonl-line" if raw.from_line else "file"
 
@@ -698,27 +712,15 @@ def _unpack_run(packs: Cache, key: str, seen: Sequence[_Seen],
                 version: str) -> dict[tuple[str, str], Cell] | None:
     """The cells of the run pack ``key`` for ``seen``, in its order; ``None`` on a miss
     (absent, badly signed, or not fitting: ``runpack.decode``)."""
-    with _gc_paused():
+    # Reading a pack builds some 10^5 containers that form no cycle; a collection on the
+    # way scans every live object (measured: 40% of reading a 10,000-cell pack).
+    with scorer.CollectorPaused():
         found = packs.get(key)
         items = None if found is None else runpack.decode(
-            found[0], [not (s.raw.data is None and not s.raw.problem) for s in seen], version)
+            found[0], [not s.missing for s in seen], version)
         if items is None:
             return None
         return {s.pair: Cell(*item) for s, item in zip(seen, items, strict=True)}
-
-
-@contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
-    """Python's cycle collector paused: reading a pack builds some 10^5 containers that
-    form no cycle, and each collection on the way scans every live object (measured:
-    40% of the time of reading a 10,000-cell pack)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _pack_run(packs: Cache, key: str, seen: Sequence[_Seen],

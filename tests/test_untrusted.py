@@ -14,10 +14,13 @@ import subprocess
 import sys
 import textwrap
 import time
+import unicodedata
 from pathlib import Path
 
 import pytest
 from cli_helpers import invoke, make_benchmark
+from hypothesis import given
+from hypothesis import strategies as st
 
 import scorer
 from leafscore import files, hygiene, names
@@ -434,6 +437,25 @@ def test_check_names_flags_a_bidi_control_and_a_zero_width_space():
 
 def test_check_names_accepts_japanese_and_plain_names():
     assert names.check_names(["atlas", "beacon-2", "株式会社カタカナ"], ["inv-001"]) == []
+
+
+def test_check_names_flags_a_control_character_in_an_ascii_name():
+    problems = names.check_names([], ["inv\x07001"])
+    assert [p.reason for p in problems] == [
+        "holds a control or bidirectional formatting character"]
+
+
+@given(st.text(st.characters(max_codepoint=127), max_size=12))
+def test_ascii_names_take_the_short_way_to_the_same_answer(name):
+    # the ASCII shortcuts of _fold and _own_problems against the general rule, spelt out
+    general_fold = unicodedata.normalize("NFKC", unicodedata.normalize("NFKC", name).casefold())
+    assert names._fold(name) == general_fold
+    general = [r for r, hit in (
+        ("control", any(hygiene.is_hidden(c) for c in name)),
+        ("format", any(unicodedata.category(c) == "Cf" for c in name)),
+        ("nfc", unicodedata.normalize("NFC", name) != name),
+        ("scripts", len(names.scripts(name)) > 1)) if hit]
+    assert (names._own_problems(name) == []) == (general == [])
 
 
 def test_validate_reports_a_confusable_system_name_as_an_error(tmp_path):
