@@ -559,7 +559,9 @@ def score_benchmark(
         Processes of the default executor (``executors.make_executor("local", ...)``);
         ignored when ``executor`` is given. The output is identical for every value.
     cache : Cache, optional
-        Per-document cache; cached cells are not rescored. Read and written here only.
+        Per-document cache; cached cells are not rescored. A 2.0 run that keeps no
+        verdicts is also kept whole, as one run pack (``runpack``): a rerun of the same
+        files reads that one entry. Read and written here only.
     progress : callable(done, total), optional
         Called in this process after each cell is folded.
     verdicts : bool, default=True
