@@ -318,15 +318,70 @@ def _tally(rows: list[tuple]) -> collections.Counter:
 
 
 class _Rows:
-    """Verdict rows (see :func:`_compare_row`) waiting to become Verdict objects."""
+    """Verdict rows (see :func:`_compare_row`) waiting to become Verdict objects; the
+    rows of a flat array may still be a :class:`_FlatRows` block, made on first read of
+    ``rows`` (counts need only :meth:`tally`)."""
 
-    __slots__ = ("rows",)
+    __slots__ = ("blocks", "held")
 
-    def __init__(self, rows: list[tuple]) -> None:
-        self.rows = rows
+    def __init__(self, rows: list) -> None:
+        self.held = rows
+        self.blocks = any(row.__class__ is _FlatRows for row in rows)
+
+    @property
+    def rows(self) -> list[tuple]:
+        if self.blocks:
+            self.held = list(itertools.chain.from_iterable(
+                row.rows() if row.__class__ is _FlatRows else (row,) for row in self.held))
+            self.blocks = False
+        return self.held
+
+    def tally(self) -> collections.Counter:
+        """:func:`_tally` of :attr:`rows` (same counts, keys in the same first-seen
+        order), blocks counted without making their rows."""
+        if not self.blocks:
+            return _tally(self.held)
+        total: collections.Counter = collections.Counter()
+        for is_block, part in itertools.groupby(self.held, lambda row: row.__class__ is _FlatRows):
+            for held in part if is_block else (list(part),):
+                total.update(held.tally() if is_block else _tally(held))
+        return total
 
     def __reduce__(self) -> tuple:  # pickled as the Verdicts they stand for
         return tuple, (tuple(_verdict(row) for row in self.rows),)
+
+
+class _FlatRows:
+    """The verdict rows of one flat array (:meth:`_Scorer.walk_flat`) as columns: the
+    address of each pair's label item (``bases``); per field, its address suffix, field
+    path, and the kinds, label and result values and keys of every pair, in pair order;
+    then the rows of unpaired items. :meth:`rows` makes the rows, pair by pair."""
+
+    __slots__ = ("bases", "fields", "unpaired")
+
+    def __init__(self, bases: list[str], fields: list[tuple], unpaired: list[tuple]) -> None:
+        self.bases, self.fields, self.unpaired = bases, fields, unpaired
+
+    def rows(self) -> Iterator[tuple]:
+        n = len(self.bases)
+        columns = [zip(map(operator.add, self.bases, itertools.repeat(suffix, n)),
+                       itertools.repeat(path, n), *rest, strict=True)
+                   for suffix, path, *rest in self.fields]
+        yield from itertools.chain.from_iterable(zip(*columns, strict=True))
+        yield from self.unpaired
+
+    def tally(self) -> collections.Counter:
+        """:func:`_tally` of :meth:`rows`, keys in first-seen order, counted a field at a
+        time: a (field, kind) is first seen at the first pair holding it, field by field."""
+        width = len(self.fields)
+        first: dict[tuple[str, str], tuple[int, int]] = {}
+        for b, (_, path, kinds, *_) in enumerate(self.fields):
+            for kind, many in collections.Counter(kinds).items():
+                at, before = first.get((path, kind), (kinds.index(kind) * width + b, 0))
+                first[path, kind] = (min(at, kinds.index(kind) * width + b), before + many)
+        total = collections.Counter({key: first[key][1] for key in sorted(first, key=first.get)})
+        total.update(_tally(self.unpaired))
+        return total
 
 
 class _LazyVerdicts:
@@ -401,7 +456,7 @@ class DocScore:
         rows when the Verdict objects were not built yet (they are not built here)."""
         held = self.__dict__["_verdicts"]
         if isinstance(held, _Rows):
-            return dict(_tally(held.rows))
+            return dict(held.tally())
         return dict(collections.Counter((v.field, v.kind) for v in held))
 
     @classmethod
@@ -410,7 +465,8 @@ class DocScore:
         left to be built on first read of ``.verdicts``. Same counts, fields, accuracy."""
         counts = dict.fromkeys(VERDICT_KINDS, 0)
         sums: dict[str, list[int]] = {}
-        for (field, kind), many in _tally(rows).items():
+        rows = _Rows(rows)
+        for (field, kind), many in rows.tally().items():
             counts[kind] += many
             if kind != "correct_absence":
                 tp, fp, fn = VERDICT_KINDS[kind]
@@ -421,7 +477,7 @@ class DocScore:
                 total[1] += fp * many
                 total[2] += fn * many
         fields = {path: FieldCounts(*sums[path]) for path in sorted(sums)}
-        return cls("2.0", cls.accuracy_of(counts), _Rows(rows), counts, fields, exact)
+        return cls("2.0", cls.accuracy_of(counts), rows, counts, fields, exact)
 
     @staticmethod
     def accuracy_of(counts: Mapping[str, int]) -> float:
@@ -1544,9 +1600,12 @@ class _Scorer:
 
     MAX_DEPTH = 120  # data levels walked; deeper subtrees are one exact-JSON leaf
 
-    def __init__(self) -> None:
+    def __init__(self, document: list | None = None) -> None:
         self.memo: dict[tuple, Any] = {}
         self.exact = True  # False once a budget made a pairing approximate (spec 2.0 §5)
+        # the document's verdict list, which alone may hold _FlatRows blocks (the lists a
+        # walk reads back, in weigh and unpaired, get rows)
+        self.document = document
 
     def canon(self, leaf: Leaf, tag: str, value: Any) -> Any:
         """:func:`canon_under`, remembered per (tag, leaf, JSON type, value) for this
@@ -2047,7 +2106,8 @@ class _Scorer:
         (:func:`_flat_fields`), with the same verdicts in the same order, a field (column)
         at a time: each distinct value is read (:func:`_flat_reads`) once per field and JSON
         type, items are signed from those reads, identical ones paired by signature and the
-        rest by :meth:`match_flat`; verdict rows are written without walking the schema."""
+        rest by :meth:`match_flat`; verdict rows are written without walking the schema, as
+        one :class:`_FlatRows` block (columns) when ``out`` is the document's own list."""
         item_field = f"{field}[]"
         names = [name for name, _ in fields]
         specs = [(leaf, f"{json.dumps(name)}=", _quoted(str(name)) or f".{name}",
@@ -2134,7 +2194,7 @@ class _Scorer:
         at_left = [k for k, _ in pairs]
         at_right = [k for _, k in pairs]
         bases = [f"{address}[{i}]" for i in map(index_left.__getitem__, at_left)]
-        blocks = []  # per field, its rows of every pair, in pair order
+        columns = []  # per field, the columns of its rows of every pair, in pair order
         for b, (leaf, _, suffix, path) in enumerate(specs):
             got = list(map(reads_left[b].__getitem__, at_left))
             seen = list(map(reads_right[b].__getitem__, at_right))
@@ -2165,13 +2225,10 @@ class _Scorer:
                 kinds.append(kind)
                 label_keys.append(label_key)
                 result_keys.append(result_key)
-            blocks.append(zip(map(operator.add, bases, itertools.repeat(suffix, len(bases))),
-                              itertools.repeat(path, len(bases)), kinds, value, other,
-                              label_keys, result_keys, strict=True))
-        out.extend(itertools.chain.from_iterable(zip(*blocks, strict=True)))
-        del blocks
+            columns.append((suffix, path, kinds, value, other, label_keys, result_keys))
         paired_left, paired_right = set(at_left), set(at_right)
-        append = out.append
+        unpaired: list[tuple] = []
+        append = unpaired.append
         for k, i in enumerate(index_left):
             if k not in paired_left:
                 where = f"{address}[{i}]"
@@ -2187,6 +2244,11 @@ class _Scorer:
                     if got[k] is not _EMPTY_READ:
                         append((where + suffix, path, "extra_item", None, value[k], None,
                                 None))
+        block = _FlatRows(bases, columns, unpaired)
+        if out is self.document:  # read by nobody before DocScore: rows made when read
+            out.append(block)
+        else:
+            out.extend(block.rows())
 
     def match_flat(self, specs: list[tuple], left: list[list], right: list[list],
                    values: list[list]) -> list[tuple[int, int]]:
@@ -2673,7 +2735,7 @@ def score_v2(result: Any, schema: Any, label: Any, *,
         if not isinstance(result, dict):
             return _parse_failure(root, label)
     rows: list[tuple] = []
-    scorer = _Scorer()
+    scorer = _Scorer(rows)
     with _CollectorPaused():
         scorer.walk(root, label, result, "", "", rows)
     return DocScore._from_rows(rows, exact=scorer.exact)
