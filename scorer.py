@@ -324,9 +324,9 @@ class _Rows:
 
     __slots__ = ("blocks", "held")
 
-    def __init__(self, rows: list) -> None:
+    def __init__(self, rows: list, blocks: bool = False) -> None:
         self.held = rows
-        self.blocks = any(row.__class__ is _FlatRows for row in rows)
+        self.blocks = blocks  # whether ``rows`` holds a block
 
     @property
     def rows(self) -> list[tuple]:
@@ -353,20 +353,25 @@ class _Rows:
 
 class _FlatRows:
     """The verdict rows of one flat array (:meth:`_Scorer.walk_flat`) as columns: the
-    address of each pair's label item (``bases``); per field, its address suffix, field
-    path, and the kinds, label and result values and keys of every pair, in pair order;
-    then the rows of unpaired items. :meth:`rows` makes the rows, pair by pair."""
+    address of each pair's label item (``bases``), the pairs' label and result items
+    (positions in the value columns); per field, its address suffix, field path, the
+    kinds of every pair, the label and result values of every item (columns), and the
+    keys of every pair; then the rows of unpaired items. :meth:`rows` makes the rows,
+    pair by pair."""
 
-    __slots__ = ("bases", "fields", "unpaired")
+    __slots__ = ("at_left", "at_right", "bases", "fields", "unpaired")
 
-    def __init__(self, bases: list[str], fields: list[tuple], unpaired: list[tuple]) -> None:
-        self.bases, self.fields, self.unpaired = bases, fields, unpaired
+    def __init__(self, bases: list[str], at_left: list[int], at_right: list[int],
+                 fields: list[tuple], unpaired: list[tuple]) -> None:
+        self.bases, self.at_left, self.at_right = bases, at_left, at_right
+        self.fields, self.unpaired = fields, unpaired
 
     def rows(self) -> Iterator[tuple]:
         n = len(self.bases)
         columns = [zip(map(operator.add, self.bases, itertools.repeat(suffix, n)),
-                       itertools.repeat(path, n), *rest, strict=True)
-                   for suffix, path, *rest in self.fields]
+                       itertools.repeat(path, n), kinds, map(value.__getitem__, self.at_left),
+                       map(other.__getitem__, self.at_right), *keys, strict=True)
+                   for suffix, path, kinds, value, other, *keys in self.fields]
         yield from itertools.chain.from_iterable(zip(*columns, strict=True))
         yield from self.unpaired
 
@@ -460,12 +465,14 @@ class DocScore:
         return dict(collections.Counter((v.field, v.kind) for v in held))
 
     @classmethod
-    def _from_rows(cls, rows: list[tuple], *, exact: bool = True) -> DocScore:
-        """:meth:`from_verdicts` of verdict rows (:func:`_compare_row`), the Verdicts
-        left to be built on first read of ``.verdicts``. Same counts, fields, accuracy."""
+    def _from_rows(cls, rows: list[tuple], *, exact: bool = True, blocks: bool = False,
+                   ) -> DocScore:
+        """:meth:`from_verdicts` of verdict rows (:func:`_compare_row`; ``blocks``: some
+        are :class:`_FlatRows`), the Verdicts left to be built on first read of
+        ``.verdicts``. Same counts, fields, accuracy."""
         counts = dict.fromkeys(VERDICT_KINDS, 0)
         sums: dict[str, list[int]] = {}
-        rows = _Rows(rows)
+        rows = _Rows(rows, blocks)
         for (field, kind), many in rows.tally().items():
             counts[kind] += many
             if kind != "correct_absence":
@@ -1606,6 +1613,7 @@ class _Scorer:
         # the document's verdict list, which alone may hold _FlatRows blocks (the lists a
         # walk reads back, in weigh and unpaired, get rows)
         self.document = document
+        self.blocks = False  # whether it holds one
 
     def canon(self, leaf: Leaf, tag: str, value: Any) -> Any:
         """:func:`canon_under`, remembered per (tag, leaf, JSON type, value) for this
@@ -2198,8 +2206,6 @@ class _Scorer:
         for b, (leaf, _, suffix, path) in enumerate(specs):
             got = list(map(reads_left[b].__getitem__, at_left))
             seen = list(map(reads_right[b].__getitem__, at_right))
-            value = list(map(values_left[b].__getitem__, at_left))
-            other = list(map(values_right[b].__getitem__, at_right))
             # identical items: every read is equal to its partner's, so each leaf is
             # correct (or a correct absence) with the two reads' own keys
             tags = list(map(_TAG, got[:same]))
@@ -2209,7 +2215,7 @@ class _Scorer:
             if tags != list(map(_TAG, seen[:same])) or label_keys != result_keys:
                 start, label_keys, result_keys, tags = 0, [], [], []
             kinds = list(map(_SAME_KIND.get, tags, itertools.repeat("correct")))
-            for g, r, v in zip(got[start:], seen[start:], other[start:], strict=True):
+            for g, r, c in zip(got[start:], seen[start:], at_right[start:], strict=True):
                 if g is _EMPTY_READ:  # the label states nothing here
                     kind = "correct_absence" if r is _EMPTY_READ else "hallucinated"
                     label_key = result_key = None
@@ -2219,13 +2225,15 @@ class _Scorer:
                     label_key = g[1]
                     # the result read under its own tag is its key when the tags agree
                     # (the same read object when both sides hold the same value)
-                    result_key = r[1] if r is g or r[0] == g[0] else canon(leaf, g[0], v)
+                    result_key = r[1] if r is g or r[0] == g[0] else \
+                        canon(leaf, g[0], values_right[b][c])
                     kind = ("type_error" if result_key is None else
                             "correct" if label_key == result_key else "wrong_value")
                 kinds.append(kind)
                 label_keys.append(label_key)
                 result_keys.append(result_key)
-            columns.append((suffix, path, kinds, value, other, label_keys, result_keys))
+            columns.append((suffix, path, kinds, values_left[b], values_right[b], label_keys,
+                            result_keys))
         paired_left, paired_right = set(at_left), set(at_right)
         unpaired: list[tuple] = []
         append = unpaired.append
@@ -2244,9 +2252,10 @@ class _Scorer:
                     if got[k] is not _EMPTY_READ:
                         append((where + suffix, path, "extra_item", None, value[k], None,
                                 None))
-        block = _FlatRows(bases, columns, unpaired)
+        block = _FlatRows(bases, at_left, at_right, columns, unpaired)
         if out is self.document:  # read by nobody before DocScore: rows made when read
             out.append(block)
+            self.blocks = True
         else:
             out.extend(block.rows())
 
@@ -2738,7 +2747,7 @@ def score_v2(result: Any, schema: Any, label: Any, *,
     scorer = _Scorer(rows)
     with _CollectorPaused():
         scorer.walk(root, label, result, "", "", rows)
-    return DocScore._from_rows(rows, exact=scorer.exact)
+    return DocScore._from_rows(rows, exact=scorer.exact, blocks=scorer.blocks)
 
 
 class _CollectorPaused:
