@@ -372,8 +372,8 @@ class _FlatRows:
                        itertools.repeat(path, n), kinds, map(value.__getitem__, self.at_left),
                        map(other.__getitem__, self.at_right), *keys, strict=True)
                    for suffix, path, kinds, value, other, *keys in self.fields]
-        yield from itertools.chain.from_iterable(zip(*columns, strict=True))
-        yield from self.unpaired
+        return itertools.chain(itertools.chain.from_iterable(zip(*columns, strict=True)),
+                               self.unpaired)
 
     def tally(self) -> collections.Counter:
         """:func:`_tally` of :meth:`rows`, keys in first-seen order, counted a field at a
@@ -2206,15 +2206,19 @@ class _Scorer:
         for b, (leaf, _, suffix, path) in enumerate(specs):
             got = list(map(reads_left[b].__getitem__, at_left))
             seen = list(map(reads_right[b].__getitem__, at_right))
-            # identical items: every read is equal to its partner's, so each leaf is
-            # correct (or a correct absence) with the two reads' own keys
-            tags = list(map(_TAG, got[:same]))
-            label_keys = list(map(_KEY, got[:same]))
-            result_keys = list(map(_KEY, seen[:same]))
-            start = same  # checked, not assumed: equal tags and keys, so the kinds below
-            if tags != list(map(_TAG, seen[:same])) or label_keys != result_keys:
-                start, label_keys, result_keys, tags = 0, [], [], []
-            kinds = list(map(_SAME_KIND.get, tags, itertools.repeat("correct")))
+            start, kinds, label_keys, result_keys = 0, [], [], []
+            if same >= _SAME_AT_ONCE:
+                # identical items: every read is equal to its partner's, so each leaf is
+                # correct (or a correct absence) with the two reads' own keys; checked,
+                # not assumed (equal tags and keys), else compared one by one below
+                tags = list(map(_TAG, got[:same]))
+                label_keys = list(map(_KEY, got[:same]))
+                result_keys = list(map(_KEY, seen[:same]))
+                if tags == list(map(_TAG, seen[:same])) and label_keys == result_keys:
+                    start = same
+                    kinds = list(map(_SAME_KIND.get, tags, itertools.repeat("correct")))
+                else:
+                    label_keys, result_keys = [], []
             for g, r, c in zip(got[start:], seen[start:], at_right[start:], strict=True):
                 if g is _EMPTY_READ:  # the label states nothing here
                     kind = "correct_absence" if r is _EMPTY_READ else "hallucinated"
@@ -2335,6 +2339,7 @@ class _Scorer:
 _EMPTY_READ: tuple = (None, None, "")
 _TAG, _KEY, _PART = (operator.itemgetter(k) for k in range(3))
 _SAME_KIND = {None: "correct_absence"}  # of a leaf of two identical items, by its tag
+_SAME_AT_ONCE = 16  # identical pairs from which their rows are checked at once (speed only)
 
 
 def _flat_column(leaf: Leaf, member: str, cache: dict[type, dict], kind: type,

@@ -147,8 +147,10 @@ def _generic(monkeypatch):
     monkeypatch.setattr(scorer, "_flat_fields", lambda item: None)
 
 
+@pytest.mark.parametrize("at_once", [0, 16])
 @pytest.mark.parametrize("seed", range(60))
-def test_flat_array_path_equals_the_generic_walk(seed, monkeypatch):
+def test_flat_array_path_equals_the_generic_walk(seed, at_once, monkeypatch):
+    monkeypatch.setattr(scorer, "_SAME_AT_ONCE", at_once)  # identical pairs' rows at once
     rng = random.Random(seed)
     label = _flat_document(rng)
     result = _flat_document(rng) if seed % 3 else {"rows": [
@@ -408,8 +410,11 @@ def _same_rows(lazy, eager):
     assert (lazy.counts, lazy.fields, lazy.value) == (eager.counts, eager.fields, eager.value)
 
 
+@pytest.mark.parametrize("at_once", [0, 10**9])
 @pytest.mark.parametrize("seed", range(40))
-def test_flat_rows_made_when_read_equal_rows_made_at_once(seed, monkeypatch):
+def test_flat_rows_made_when_read_equal_rows_made_at_once(seed, at_once, monkeypatch):
+    """Also with identical pairs' rows made at once from any count, or never."""
+    monkeypatch.setattr(scorer, "_SAME_AT_ONCE", at_once)
     rng = random.Random(seed)
     label, result = _flat_document(rng), _flat_document(rng)
     lazy = scorer.score(result, FLAT_SCHEMA, label, version="2.0")
@@ -479,14 +484,17 @@ def test_a_flat_array_inside_array_items_gets_rows_at_once():
     assert doc == scorer.DocScore.from_verdicts(doc.verdicts, exact=doc.exact)
 
 
+@pytest.mark.parametrize("at_once", [0, 10**9])
 @pytest.mark.parametrize("seed", range(15))
-def test_pairs_signed_alike_but_not_identical_are_compared_leaf_by_leaf(seed, monkeypatch):
+def test_pairs_signed_alike_but_not_identical_are_compared_leaf_by_leaf(seed, at_once,
+                                                                         monkeypatch):
     """The identical-pair rows are checked, not assumed: with signatures that see only
     each field's tag, unequal items pair as "identical", and every row must still be the
-    one compare() gives."""
+    one compare() gives (rows of identical pairs made at once, or one by one)."""
     rng = random.Random(seed)
     label, result = _flat_document(rng), _flat_document(rng)
     monkeypatch.setattr(scorer, "_PART", lambda read: "" if read[0] is None else "," + read[0])
+    monkeypatch.setattr(scorer, "_SAME_AT_ONCE", at_once)
     doc = scorer.score(result, FLAT_SCHEMA, label, version="2.0")
     items = scorer.compile_schema(FLAT_SCHEMA).properties["rows"].items.properties
     leaves = {scorer._join("rows[]", name): leaf for name, leaf in items.items()}
