@@ -318,15 +318,75 @@ def _tally(rows: list[tuple]) -> collections.Counter:
 
 
 class _Rows:
-    """Verdict rows (see :func:`_compare_row`) waiting to become Verdict objects."""
+    """Verdict rows (see :func:`_compare_row`) waiting to become Verdict objects; the
+    rows of a flat array may still be a :class:`_FlatRows` block, made on first read of
+    ``rows`` (counts need only :meth:`tally`)."""
 
-    __slots__ = ("rows",)
+    __slots__ = ("blocks", "held")
 
-    def __init__(self, rows: list[tuple]) -> None:
-        self.rows = rows
+    def __init__(self, rows: list, blocks: bool = False) -> None:
+        self.held = rows
+        self.blocks = blocks  # whether ``rows`` holds a block
+
+    @property
+    def rows(self) -> list[tuple]:
+        if self.blocks:
+            self.held = list(itertools.chain.from_iterable(
+                row.rows() if row.__class__ is _FlatRows else (row,) for row in self.held))
+            self.blocks = False
+        return self.held
+
+    def tally(self) -> collections.Counter:
+        """:func:`_tally` of :attr:`rows` (same counts, keys in the same first-seen
+        order), blocks counted without making their rows."""
+        if not self.blocks:
+            return _tally(self.held)
+        total: collections.Counter = collections.Counter()
+        for is_block, part in itertools.groupby(self.held, lambda row: row.__class__ is _FlatRows):
+            for held in part if is_block else (list(part),):
+                total.update(held.tally() if is_block else _tally(held))
+        return total
 
     def __reduce__(self) -> tuple:  # pickled as the Verdicts they stand for
         return tuple, (tuple(_verdict(row) for row in self.rows),)
+
+
+class _FlatRows:
+    """The verdict rows of one flat array (:meth:`_Scorer.walk_flat`) as columns: the
+    address of each pair's label item (``bases``), the pairs' label and result items
+    (positions in the value columns); per field, its address suffix, field path, the
+    kinds of every pair, the label and result values of every item (columns), and the
+    keys of every pair; then the rows of unpaired items. :meth:`rows` makes the rows,
+    pair by pair."""
+
+    __slots__ = ("at_left", "at_right", "bases", "fields", "unpaired")
+
+    def __init__(self, bases: list[str], at_left: list[int], at_right: list[int],
+                 fields: list[tuple], unpaired: list[tuple]) -> None:
+        self.bases, self.at_left, self.at_right = bases, at_left, at_right
+        self.fields, self.unpaired = fields, unpaired
+
+    def rows(self) -> Iterator[tuple]:
+        n = len(self.bases)
+        columns = [zip(map(operator.add, self.bases, itertools.repeat(suffix, n)),
+                       itertools.repeat(path, n), kinds, map(value.__getitem__, self.at_left),
+                       map(other.__getitem__, self.at_right), *keys, strict=True)
+                   for suffix, path, kinds, value, other, *keys in self.fields]
+        return itertools.chain(itertools.chain.from_iterable(zip(*columns, strict=True)),
+                               self.unpaired)
+
+    def tally(self) -> collections.Counter:
+        """:func:`_tally` of :meth:`rows`, keys in first-seen order, counted a field at a
+        time: a (field, kind) is first seen at the first pair holding it, field by field."""
+        width = len(self.fields)
+        first: dict[tuple[str, str], tuple[int, int]] = {}
+        for b, (_, path, kinds, *_) in enumerate(self.fields):
+            for kind, many in collections.Counter(kinds).items():
+                at, before = first.get((path, kind), (kinds.index(kind) * width + b, 0))
+                first[path, kind] = (min(at, kinds.index(kind) * width + b), before + many)
+        total = collections.Counter({key: first[key][1] for key in sorted(first, key=first.get)})
+        total.update(_tally(self.unpaired))
+        return total
 
 
 class _LazyVerdicts:
@@ -401,16 +461,19 @@ class DocScore:
         rows when the Verdict objects were not built yet (they are not built here)."""
         held = self.__dict__["_verdicts"]
         if isinstance(held, _Rows):
-            return dict(_tally(held.rows))
+            return dict(held.tally())
         return dict(collections.Counter((v.field, v.kind) for v in held))
 
     @classmethod
-    def _from_rows(cls, rows: list[tuple], *, exact: bool = True) -> DocScore:
-        """:meth:`from_verdicts` of verdict rows (:func:`_compare_row`), the Verdicts
-        left to be built on first read of ``.verdicts``. Same counts, fields, accuracy."""
+    def _from_rows(cls, rows: list[tuple], *, exact: bool = True, blocks: bool = False,
+                   ) -> DocScore:
+        """:meth:`from_verdicts` of verdict rows (:func:`_compare_row`; ``blocks``: some
+        are :class:`_FlatRows`), the Verdicts left to be built on first read of
+        ``.verdicts``. Same counts, fields, accuracy."""
         counts = dict.fromkeys(VERDICT_KINDS, 0)
         sums: dict[str, list[int]] = {}
-        for (field, kind), many in _tally(rows).items():
+        rows = _Rows(rows, blocks)
+        for (field, kind), many in rows.tally().items():
             counts[kind] += many
             if kind != "correct_absence":
                 tp, fp, fn = VERDICT_KINDS[kind]
@@ -421,7 +484,7 @@ class DocScore:
                 total[1] += fp * many
                 total[2] += fn * many
         fields = {path: FieldCounts(*sums[path]) for path in sorted(sums)}
-        return cls("2.0", cls.accuracy_of(counts), _Rows(rows), counts, fields, exact)
+        return cls("2.0", cls.accuracy_of(counts), rows, counts, fields, exact)
 
     @staticmethod
     def accuracy_of(counts: Mapping[str, int]) -> float:
@@ -1544,9 +1607,13 @@ class _Scorer:
 
     MAX_DEPTH = 120  # data levels walked; deeper subtrees are one exact-JSON leaf
 
-    def __init__(self) -> None:
+    def __init__(self, document: list | None = None) -> None:
         self.memo: dict[tuple, Any] = {}
         self.exact = True  # False once a budget made a pairing approximate (spec 2.0 §5)
+        # the document's verdict list, which alone may hold _FlatRows blocks (the lists a
+        # walk reads back, in weigh and unpaired, get rows)
+        self.document = document
+        self.blocks = False  # whether it holds one
 
     def canon(self, leaf: Leaf, tag: str, value: Any) -> Any:
         """:func:`canon_under`, remembered per (tag, leaf, JSON type, value) for this
@@ -2044,91 +2111,72 @@ class _Scorer:
     def walk_flat(self, fields: list[tuple[str, Leaf]], label: list, result: list,
                   address: str, field: str, out: list[tuple]) -> None:
         """:meth:`walk_array` of an unordered array of one-level flat objects
-        (:func:`_flat_fields`), with the same verdicts in the same order: each leaf value
-        is read (tag, canonical key, signature part) once per distinct value and field,
-        items are signed from those parts, identical ones paired by signature and the rest
-        by :meth:`match_flat`; verdict rows are written without walking the schema."""
+        (:func:`_flat_fields`), with the same verdicts in the same order, a field (column)
+        at a time: each distinct value is read (:func:`_flat_reads`) once per field and JSON
+        type, items are signed from those reads, identical ones paired by signature and the
+        rest by :meth:`match_flat`; verdict rows are written without walking the schema, as
+        one :class:`_FlatRows` block (columns) when ``out`` is the document's own list."""
         item_field = f"{field}[]"
-        specs = [(name, leaf, f"{json.dumps(name)}=", _quoted(str(name)) or f".{name}",
-                  _join(item_field, name), {(type(None), None): None}) for name, leaf in fields]
+        names = [name for name, _ in fields]
+        specs = [(leaf, f"{json.dumps(name)}=", _quoted(str(name)) or f".{name}",
+                  _join(item_field, name)) for name, leaf in fields]
+        # per field: JSON type -> {value: read}; a column of one type (and nulls) is
+        # looked up by the values alone, at C speed
+        caches: list[dict[type, dict]] = [{} for _ in fields]
         canon = self.canon
 
-        def kept(values: list) -> tuple[list[tuple[int, dict]], list[tuple]]:
-            """(index, item) of the items that take part (non-empty objects, as
-            :func:`_kept`) and each one's field values, read in the same pass."""
-            items, table = [], []
-            for index, value in enumerate(values):
-                if not isinstance(value, dict):
+        def kept(values: list) -> tuple[list[int], list[list]]:
+            """The index of each item that takes part (a non-empty object, as
+            :func:`_kept`) and the values of each field over those items (columns)."""
+            if set(map(type, values)) == {dict}:  # plain dicts: read by dict.get, in C
+                items, index, get = values, range(len(values)), dict.get
+            else:
+                index = [i for i, value in enumerate(values) if isinstance(value, dict)]
+                items, get = [values[i] for i in index], _get
+            first = list(map(get, items, itertools.repeat(names[0])))
+            keep = [(f.__class__ is str and f.strip()) or f.__class__ in _NEVER_EMPTY
+                    or not is_empty(item) for f, item in zip(first, items, strict=True)]
+            if not all(keep):  # a first field stating something settles most items
+                items = list(itertools.compress(items, keep))
+                index = itertools.compress(index, keep)
+                first = list(itertools.compress(first, keep))
+            columns = [first] + [list(map(get, items, itertools.repeat(name)))
+                                 for name in names[1:]]
+            return list(index), columns
+
+        def read(columns: list[list]) -> tuple[list[str], list[list[tuple]]]:
+            """Each item's signature ('' when it states nothing) and the read of each
+            value (:func:`_flat_reads`), a column at a time."""
+            reads = []
+            for (leaf, member, _, _), cache, column in zip(specs, caches, columns,
+                                                            strict=True):
+                kinds = set(map(type, column))
+                kinds.discard(type(None))
+                if len(kinds) == 1:
+                    reads.append(_flat_column(leaf, member, cache, *kinds, column, canon))
                     continue
-                row = tuple(map(value.get, names))
-                first = row[0]  # a first field stating something settles most items
-                if (first.__class__ is str and first.strip()) or (
-                        first.__class__ in _NEVER_EMPTY) or not is_empty(value):
-                    items.append((index, value))
-                    table.append(row)
-            return items, table
-
-        def read(table: list[tuple]) -> tuple[list[str], list[tuple]]:
-            """Each item's signature ('' when it states nothing) and its (tag, key, part)
-            per field (None where empty), a field at a time: values already read come
-            from the field's cache by C-level lookups; only new ones are canonicalized."""
-            got_columns, part_columns = [], []
-            for (_, leaf, member, _, _, cache), texts, column in zip(
-                    specs, text_caches,
-                    zip(*table, strict=True) if table else [()] * len(specs), strict=True):
-                text_leaf, number_leaf = leaf.compare == "text", leaf.compare == "number"
-                separator = leaf.options.decimal_separator
-                if set(map(type, column)) <= _STR_OR_NONE:  # keyed by the string alone
-                    got = list(map(texts.get, column, itertools.repeat(_FAULT)))
-                else:
-                    try:
-                        got = list(map(cache.get, zip(map(type, column), column, strict=True),
-                                       itertools.repeat(_FAULT)))
-                    except TypeError:  # a container value: read the column one by one
-                        got = [_FAULT] * len(column)
-                if _FAULT in got:
-                    for k in [k for k, found in enumerate(got) if found is _FAULT]:
-                        v = column[k]
-                        if isinstance(v, _CONTAINERS):  # as leaf_signature
-                            text = None if is_empty(v) else canon_exact(v)
-                            got[k] = None if text is None else (
-                                "json", text, f"{member}json:{text}")
-                            continue
-                        key = (type(v), v)
-                        found = cache.get(key, _FAULT)
-                        if found is _FAULT:
-                            if (not v.strip()) if key[0] is str else is_empty(v):
-                                found = None
-                            elif text_leaf and key[0] is str:  # as _label_read
-                                known = canon_text(v)
-                                found = ("text", known, f"{member}text:{known}")
-                            elif number_leaf and key[0] is float and (
-                                    known := canon_number(v, separator)) is not None:
-                                found = ("number", known, f"{member}number:{_shown(known)}")
-                            else:  # as leaf_signature
-                                tag, known = _label_read(leaf, v, canon)
-                                shown = known if known.__class__ is str else _shown(known)
-                                found = (tag, known, f"{member}{tag}:{shown}")
-                            cache[key] = found
-                        if key[0] is str:
-                            texts[v] = found
+                got: list[Any] = [_EMPTY_READ] * len(column)  # mixed JSON types
+                for kind in kinds:
+                    at = [k for k, v in enumerate(column) if v.__class__ is kind]
+                    for k, found in zip(at, _flat_column(
+                            leaf, member, cache, kind, [column[k] for k in at], canon),
+                            strict=True):
                         got[k] = found
-                got_columns.append(got)
-                part_columns.append([None if found is None else found[2] for found in got])
-            signatures = [f"{{{text}}}" if (text := ",".join(filter(None, parts))) else ""
-                          for parts in zip(*part_columns, strict=True)]
-            return signatures, list(zip(*got_columns, strict=True))
+                reads.append(got)
+            # ",<part>,<part>}": ordered and equal as "{<part>,<part>}" (one first
+            # character replaced); "}" alone is an item stating nothing, signed ""
+            signatures = list(map("".join, zip(*[map(_PART, got) for got in reads],
+                                               itertools.repeat("}"))))
+            if "}" in signatures:
+                signatures = ["" if text == "}" else text for text in signatures]
+            return signatures, reads
 
-        names = [name for name, _ in fields]
-        # per field, the reads of string values by the string alone: a column holding
-        # only strings (and nulls) is looked up without building (type, value) keys
-        text_caches: list[dict[Any, Any]] = [{None: None} for _ in fields]
-        left, table_left = kept(label)
-        right, table_right = kept(result)
-        sig_left, info_left = read(table_left)
-        sig_right, info_right = read(table_right)
-        order_left = sorted(range(len(left)), key=sig_left.__getitem__)
-        order_right = sorted(range(len(right)), key=sig_right.__getitem__)
+        index_left, values_left = kept(label)
+        index_right, values_right = kept(result)
+        sig_left, reads_left = read(values_left)
+        sig_right, reads_right = read(values_right)
+        order_left = sorted(range(len(index_left)), key=sig_left.__getitem__)
+        order_right = sorted(range(len(index_right)), key=sig_right.__getitem__)
         pairs: list[tuple[int, int]] = []
         waiting: dict[str, deque[int]] = {}
         for k in order_left:
@@ -2140,82 +2188,110 @@ class _Scorer:
                 pairs.append((bucket.popleft(), k))
             else:
                 rest_right.append(k)
+        same = len(pairs)
         taken = {p[0] for p in pairs}
         rest_left = [k for k in order_left if k not in taken]
         if rest_left and rest_right:
-            chosen = self.match_flat(specs, [info_left[k] for k in rest_left],
-                                     [info_right[k] for k in rest_right],
-                                     [table_right[k] for k in rest_right])
+            def pick(columns: list[list], at: list[int]) -> list[list]:
+                return [list(map(column.__getitem__, at)) for column in columns]
+
+            chosen = self.match_flat(specs, pick(reads_left, rest_left),
+                                     pick(reads_right, rest_right),
+                                     pick(values_right, rest_right))
             pairs += [(rest_left[r], rest_right[c]) for r, c in chosen]
-        paired_left = {p[0] for p in pairs}
-        paired_right = {p[1] for p in pairs}
-        append = out.append
-        plan = [(b, leaf, suffix, path)
-                for b, (_, leaf, _, suffix, path, _) in enumerate(specs)]
-        for k_left, k_right in pairs:
-            info, seen = info_left[k_left], info_right[k_right]
-            value, other = table_left[k_left], table_right[k_right]
-            base = f"{address}[{left[k_left][0]}]"
-            for b, leaf, suffix, path in plan:
-                got, read_as = info[b], seen[b]  # None: empty
-                if got is None:  # the label states nothing here
-                    kind = "correct_absence" if read_as is None else "hallucinated"
-                    append((base + suffix, path, kind, value[b], other[b], None, None))
-                elif read_as is None:
-                    append((base + suffix, path, "missing", value[b], other[b], None, None))
+        at_left = [k for k, _ in pairs]
+        at_right = [k for _, k in pairs]
+        bases = [f"{address}[{i}]" for i in map(index_left.__getitem__, at_left)]
+        columns = []  # per field, the columns of its rows of every pair, in pair order
+        for b, (leaf, _, suffix, path) in enumerate(specs):
+            got = list(map(reads_left[b].__getitem__, at_left))
+            seen = list(map(reads_right[b].__getitem__, at_right))
+            start, kinds, label_keys, result_keys = 0, [], [], []
+            if same >= _SAME_AT_ONCE:
+                # identical items: every read is equal to its partner's, so each leaf is
+                # correct (or a correct absence) with the two reads' own keys; checked,
+                # not assumed (equal tags and keys), else compared one by one below
+                tags = list(map(_TAG, got[:same]))
+                label_keys = list(map(_KEY, got[:same]))
+                result_keys = list(map(_KEY, seen[:same]))
+                if tags == list(map(_TAG, seen[:same])) and label_keys == result_keys:
+                    start = same
+                    kinds = list(map(_SAME_KIND.get, tags, itertools.repeat("correct")))
                 else:
-                    label_key = got[1]
+                    label_keys, result_keys = [], []
+            for g, r, c in zip(got[start:], seen[start:], at_right[start:], strict=True):
+                if g is _EMPTY_READ:  # the label states nothing here
+                    kind = "correct_absence" if r is _EMPTY_READ else "hallucinated"
+                    label_key = result_key = None
+                elif r is _EMPTY_READ:
+                    kind, label_key, result_key = "missing", None, None
+                else:
+                    label_key = g[1]
                     # the result read under its own tag is its key when the tags agree
                     # (the same read object when both sides hold the same value)
-                    result_key = read_as[1] if read_as is got or read_as[0] == got[0] \
-                        else canon(leaf, got[0], other[b])
+                    result_key = r[1] if r is g or r[0] == g[0] else \
+                        canon(leaf, g[0], values_right[b][c])
                     kind = ("type_error" if result_key is None else
                             "correct" if label_key == result_key else "wrong_value")
-                    append((base + suffix, path, kind, value[b], other[b], label_key,
-                            result_key))
-        for k, (i, _) in enumerate(left):
+                kinds.append(kind)
+                label_keys.append(label_key)
+                result_keys.append(result_key)
+            columns.append((suffix, path, kinds, values_left[b], values_right[b], label_keys,
+                            result_keys))
+        paired_left, paired_right = set(at_left), set(at_right)
+        unpaired: list[tuple] = []
+        append = unpaired.append
+        for k, i in enumerate(index_left):
             if k not in paired_left:
-                base, info, value = f"{address}[{i}]", info_left[k], table_left[k]
-                for b, (_, _, _, suffix, path, _) in enumerate(specs):
-                    if info[b] is not None:
-                        append((base + suffix, path, "missing", value[b], None, None, None))
-        for k, (j, _) in enumerate(right):
+                where = f"{address}[{i}]"
+                for (_, _, suffix, path), got, value in zip(specs, reads_left, values_left,
+                                                            strict=True):
+                    if got[k] is not _EMPTY_READ:
+                        append((where + suffix, path, "missing", value[k], None, None, None))
+        for k, j in enumerate(index_right):
             if k not in paired_right:
-                base, info, value = f"{address}[r{j}]", info_right[k], table_right[k]
-                for b, (_, _, _, suffix, path, _) in enumerate(specs):
-                    if info[b] is not None:
-                        append((base + suffix, path, "extra_item", None, value[b], None, None))
+                where = f"{address}[r{j}]"
+                for (_, _, suffix, path), got, value in zip(specs, reads_right, values_right,
+                                                            strict=True):
+                    if got[k] is not _EMPTY_READ:
+                        append((where + suffix, path, "extra_item", None, value[k], None,
+                                None))
+        block = _FlatRows(bases, at_left, at_right, columns, unpaired)
+        if out is self.document:  # read by nobody before DocScore: rows made when read
+            out.append(block)
+            self.blocks = True
+        else:
+            out.extend(block.rows())
 
     def match_flat(self, specs: list[tuple], left: list[list], right: list[list],
-                   values: list[tuple]) -> list[tuple[int, int]]:
-        """Optimal pairs (row, column) of flat label items and result items, each given as
-        its (tag, key, ...) per field read as a label would be (None where empty), result
-        items also as ``values`` (their field values): a pair's weight counts its correct
-        leaves (shared (field, tag, key)), then its leaves present on both sides.
+                   values: list[list]) -> list[tuple[int, int]]:
+        """Optimal pairs (row, column) of flat label items and result items, given a field
+        at a time: the reads (:func:`_flat_reads`) of the label items, of the result items
+        (read as a label would be) and the result items' values. A pair's weight counts its
+        correct leaves (shared (field, tag, key)), then its leaves present on both sides.
 
         Keys are numbered; result items are listed by key; each label key is joined to the
         result items holding it, label rows a slice at a time, and (row, column) codes are
         counted with ``np.unique`` (sorted), so weights arrive in canonical CSR order and
         only one slice of the join is ever held (int32 columns, float64 weights)."""
         canon = self.canon
-        rows, cols = len(left), len(right)
-        size = 0  # key ids: a field's (tag, key, part) reads, numbered field after field
+        rows, cols = len(left[0]), len(right[0])
+        size = 0  # key ids: a field's reads, numbered field after field
         label_rows, label_ids, result_rows, result_ids = [], [], [], []
         masks_left, masks_right = np.zeros(rows, np.uint64), np.zeros(cols, np.uint64)
-        for b, (_, leaf, member, _, _, _) in enumerate(specs):
+        for b, ((leaf, member, _, _), column) in enumerate(zip(specs, left, strict=True)):
             numbers: dict[tuple, int] = {}  # equal reads <=> equal (tag, key)
-            column = [info[b] for info in left]
-            ids = np.array([-1 if got is None else numbers.setdefault(got, len(numbers))
+            ids = np.array([-1 if got is _EMPTY_READ else numbers.setdefault(got, len(numbers))
                             for got in column], np.int64)
             found = np.flatnonzero(ids >= 0)
             masks_left[found] |= np.uint64(1 << b)
             label_rows.append(found)
             label_ids.append(ids[found] + size)
             tags = sorted({got[0] for got in numbers})
-            column = [info[b] for info in right]
+            column = right[b]
             only = tags[0] if len(tags) == 1 else None
-            ids = np.array([-2 if got is None else numbers.get(got, -1) if got[0] == only
-                            else -3 for got in column], np.int64)
+            ids = np.array([-2 if got is _EMPTY_READ else numbers.get(got, -1)
+                            if got[0] == only else -3 for got in column], np.int64)
             masks_right[ids != -2] |= np.uint64(1 << b)
             others = np.flatnonzero(ids == -3)  # read under another tag than the label's
             ids[others] = -1
@@ -2224,13 +2300,13 @@ class _Scorer:
             result_ids.append(ids[found] + size)
             extra_rows, extra_ids = [], []
             for c in others.tolist():
-                read_as, v = column[c], values[c][b]
+                read_as, v = column[c], values[b][c]
                 for tag in tags:
                     if tag == read_as[0]:
                         key = read_as
                     else:
                         known = canon(leaf, tag, v)
-                        key = (tag, known, f"{member}{tag}:{_shown(known)}")
+                        key = (tag, known, f",{member}{tag}:{_shown(known)}")
                     number = numbers.get(key) if key[1] is not None else None
                     if number is not None:
                         extra_rows.append(c)
@@ -2255,6 +2331,73 @@ class _Scorer:
             np.bincount(indices[real], minlength=cols).max(initial=0) <= 1)
         del indptr, indices, real
         return _assign(rows, cols, graph, forced)
+
+
+# A read of a flat field's value: (tag, canonical key, signature part), the part being
+# ``,<member>=<tag>:<key as JSON>``; an empty value reads as _EMPTY_READ (no tag, no key,
+# no part), so a column of reads gives its tags, keys and parts by C-level itemgetters.
+_EMPTY_READ: tuple = (None, None, "")
+_TAG, _KEY, _PART = (operator.itemgetter(k) for k in range(3))
+_SAME_KIND = {None: "correct_absence"}  # of a leaf of two identical items, by its tag
+_SAME_AT_ONCE = 16  # identical pairs from which their rows are checked at once (speed only)
+
+
+def _flat_column(leaf: Leaf, member: str, cache: dict[type, dict], kind: type,
+                 column: list, canon: Callable[[Leaf, str, Any], Any]) -> list[tuple]:
+    """The reads of ``column``: values of one JSON ``kind`` (and nulls) at a flat field,
+    each distinct value read once per document (``cache``: kind -> {value: read})."""
+    if issubclass(kind, _CONTAINERS):  # unhashable: read one by one (as leaf_signature)
+        out = []
+        for v in column:
+            text = None if v is None or is_empty(v) else canon_exact(v)
+            out.append(_EMPTY_READ if text is None else ("json", text, f",{member}json:{text}"))
+        return out
+    known = cache.get(kind)
+    if known is None:  # nothing read yet: every distinct value is new
+        known = cache[kind] = {None: _EMPTY_READ}
+        fresh = list(dict.fromkeys(column))
+    else:
+        got = list(map(known.get, column))
+        if None not in got:
+            return got
+        fresh = list(dict.fromkeys(itertools.compress(column, map(operator.not_, got))))
+    if None in fresh:
+        fresh.remove(None)
+    known.update(zip(fresh, _flat_reads(leaf, member, kind, fresh, canon), strict=True))
+    return list(map(known.__getitem__, column))
+
+
+def _flat_reads(leaf: Leaf, member: str, kind: type, values: list,
+                canon: Callable[[Leaf, str, Any], Any]) -> list[tuple]:
+    """The read of each of ``values`` (distinct, non-null, all of JSON type ``kind``) at a
+    flat field, as a label value is read (:func:`_label_read`; a result value is read the
+    same way, and read again under the label's tag only where the tags differ)."""
+    if kind is str and leaf.compare == "text":
+        prefix = f",{member}text:"
+        # ASCII letters, digits and spaces: the canon is the lower-cased text without
+        # spaces (the first test of _canon_string, made here without three calls)
+        keys = [bare if v.isascii() and (bare := v.strip().lower().replace(" ", "")).isalnum()
+                else canon_text(v) for v in values]
+        return [("text", key, prefix + key) if v.strip() else _EMPTY_READ
+                for v, key in zip(values, keys, strict=True)]
+    out = []
+    floats = kind is float and leaf.compare == "number"
+    for v in values:
+        if (not v.strip()) if kind is str else kind not in _NEVER_EMPTY and is_empty(v):
+            out.append(_EMPTY_READ)
+            continue
+        if floats and "e" not in (text := repr(v)) and "n" not in text and \
+                len(text) - text.index(".") <= 7:
+            # canon_number's first case (its shortest form, at most 6 places): str of that
+            # Decimal is ``text`` itself, so _plain_decimal only drops trailing zeros
+            shown = text.rstrip("0").rstrip(".")
+            shown = "0" if shown == "-0" else shown
+            out.append(("number", Decimal(text), f",{member}number:{shown}"))
+            continue
+        tag, key = _label_read(leaf, v, canon)
+        shown = key if key.__class__ is str else _shown(key)
+        out.append((tag, key, f",{member}{tag}:{shown}"))
+    return out
 
 
 _JOIN_SLICE = 1 << 21  # joined (row, column) entries held at once by _join_counts
@@ -2488,7 +2631,11 @@ def normalize_field_path(text: str) -> str:
 
 
 _FAULT = object()
-_STR_OR_NONE = frozenset((str, type(None)))
+
+
+def _get(item: dict, name: str) -> Any:
+    """``item.get(name)``: a member of a dict of any class (dict.get reads plain ones)."""
+    return item.get(name)
 
 
 def _get_path(value: Any, path: tuple[str, ...], fault: Any = None) -> Any:
@@ -2602,10 +2749,10 @@ def score_v2(result: Any, schema: Any, label: Any, *,
         if not isinstance(result, dict):
             return _parse_failure(root, label)
     rows: list[tuple] = []
-    scorer = _Scorer()
+    scorer = _Scorer(rows)
     with CollectorPaused():
         scorer.walk(root, label, result, "", "", rows)
-    return DocScore._from_rows(rows, exact=scorer.exact)
+    return DocScore._from_rows(rows, exact=scorer.exact, blocks=scorer.blocks)
 
 
 class CollectorPaused:

@@ -3,7 +3,9 @@
 * a schema scored for 50 systems is compiled once (the per-process cache by content);
 * ``DocScore.verdicts`` is built lazily, equal to eager building, and survives pickling;
 * the solver shortcut (no row or column with two candidates) agrees with scipy;
-* ``import scorer`` loads no scipy, rapidfuzz or referencing.
+* ``import scorer`` loads no scipy, rapidfuzz or referencing;
+* flat arrays read a column at a time give the general reads, and their rows, made only
+  when read, equal rows made at once (same counts, same first-seen tally order).
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import scorer
 
@@ -143,8 +147,10 @@ def _generic(monkeypatch):
     monkeypatch.setattr(scorer, "_flat_fields", lambda item: None)
 
 
+@pytest.mark.parametrize("at_once", [0, 16])
 @pytest.mark.parametrize("seed", range(60))
-def test_flat_array_path_equals_the_generic_walk(seed, monkeypatch):
+def test_flat_array_path_equals_the_generic_walk(seed, at_once, monkeypatch):
+    monkeypatch.setattr(scorer, "_SAME_AT_ONCE", at_once)  # identical pairs' rows at once
     rng = random.Random(seed)
     label = _flat_document(rng)
     result = _flat_document(rng) if seed % 3 else {"rows": [
@@ -317,3 +323,182 @@ def test_verdicts_written_from_rows_equal_those_written_from_verdicts(seed):
     assert from_rows == built.to_dict(verdicts=True)
     assert [list(v) for v in map(dict.keys, from_rows["verdicts"])][:1] in (
         [], [["address", "field", "kind", "label", "result", "label_canon", "result_canon"]])
+
+
+# ----- issue 15, round 4: flat arrays read a column at a time, rows made when read -------
+
+def _field_leaf(schema: dict) -> scorer.Leaf:
+    root = scorer.compile_schema({"type": "object", "properties": {"f": schema}})
+    return root.properties["f"]
+
+
+_LEAF_SCHEMAS = [{"type": "string"}, {"type": "number"}, {"type": "integer"},
+                 {"type": "string", "format": "date"}, {"type": "boolean"}, {},
+                 {"type": "number", "x-leafscore": {"decimal_separator": ","}}]
+
+
+def _general_read(leaf: scorer.Leaf, value) -> tuple:
+    """A flat field's read of one value the general way: emptiness, then _label_read."""
+    if scorer.is_empty(value):
+        return scorer._EMPTY_READ
+    if isinstance(value, dict | list):
+        text = scorer.canon_exact(value)
+        return ("json", text, f',"f"=json:{text}')
+    tag, key = scorer._label_read(leaf, value, scorer.canon_under)
+    shown = scorer._shown(key)
+    return (tag, key, f',"f"={tag}:{shown}')
+
+
+@pytest.mark.parametrize(("schema", "value", "read"), [
+    ({"type": "string"}, "  Bolt Nut ", ("text", "boltnut", ',"f"=text:boltnut')),
+    ({"type": "string"}, "Acme, Inc.", ("text", "acmeinc", ',"f"=text:acmeinc')),
+    ({"type": "string"}, "   ", scorer._EMPTY_READ),
+    ({"type": "number"}, 100.0, ("number", scorer.Decimal("100.0"), ',"f"=number:100')),
+    ({"type": "number"}, -0.0, ("number", scorer.Decimal("-0.0"), ',"f"=number:0')),
+    ({"type": "number"}, 1234.5, ("number", scorer.Decimal("1234.5"), ',"f"=number:1234.5')),
+    ({"type": "number"}, 0.1234567, ("number", scorer.Decimal("0.123457"),
+                                     ',"f"=number:0.123457')),
+    ({"type": "number"}, 1e20, ("number", scorer.Decimal("1E+20"),
+                                ',"f"=number:100000000000000000000')),
+    ({"type": "number"}, float("nan"), ("text", "nan", ',"f"=text:nan')),
+])
+def test_a_flat_read_written_out(schema, value, read):
+    leaf = _field_leaf(schema)
+    got = scorer._flat_reads(leaf, '"f"=', type(value), [value], scorer.canon_under)
+    assert got == [read] == [_general_read(leaf, value)]
+    assert [repr(x) for x in got[0]] == [repr(x) for x in read]
+
+
+_SCALARS = st.one_of(
+    st.text(max_size=12), st.text(alphabet=" aAbZ09-.,/", max_size=8),
+    st.floats(allow_nan=True, allow_infinity=True), st.floats(-1e6, 1e6).map(lambda x: round(x, 3)),
+    st.integers(-10**20, 10**20), st.booleans(),
+    st.sampled_from(["2024-01-02", "01/02/2024", "1,5", "1.240,00", "$5", "true", " ", ""]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.sampled_from(range(len(_LEAF_SCHEMAS))), st.lists(_SCALARS, max_size=12))
+def test_flat_reads_equal_the_general_reading(which, values):
+    leaf = _field_leaf(_LEAF_SCHEMAS[which])
+    for kind in {type(v) for v in values}:
+        same = list(dict.fromkeys(v for v in values if type(v) is kind))
+        got = scorer._flat_reads(leaf, '"f"=', kind, same, scorer.canon_under)
+        want = [_general_read(leaf, v) for v in same]
+        assert [[repr(x) for x in r] for r in got] == [[repr(x) for x in r] for r in want]
+
+
+def _eager(monkeypatch, result, schema, label):
+    """The score with every flat array's rows made at once (no _FlatRows block)."""
+    with monkeypatch.context() as patch:
+        patch.setattr(scorer._Scorer, "document", None, raising=False)
+        real = scorer._Scorer.__init__
+
+        def eager_init(self, document=None):
+            real(self)
+        patch.setattr(scorer._Scorer, "__init__", eager_init)
+        return scorer.score(result, schema, label, version="2.0")
+
+
+def _same_rows(lazy, eager):
+    held = lazy.__dict__["_verdicts"]
+    assert isinstance(held, scorer._Rows)
+    tally = held.tally()  # counted before any row is made
+    rows = held.rows
+    assert rows == eager.__dict__["_verdicts"].rows
+    assert repr(rows) == repr(eager.__dict__["_verdicts"].rows)  # keys of the same form
+    assert list(tally.items()) == list(scorer._tally(rows).items())  # same first-seen order
+    assert (lazy.counts, lazy.fields, lazy.value) == (eager.counts, eager.fields, eager.value)
+
+
+@pytest.mark.parametrize("at_once", [0, 10**9])
+@pytest.mark.parametrize("seed", range(40))
+def test_flat_rows_made_when_read_equal_rows_made_at_once(seed, at_once, monkeypatch):
+    """Also with identical pairs' rows made at once from any count, or never."""
+    monkeypatch.setattr(scorer, "_SAME_AT_ONCE", at_once)
+    rng = random.Random(seed)
+    label, result = _flat_document(rng), _flat_document(rng)
+    lazy = scorer.score(result, FLAT_SCHEMA, label, version="2.0")
+    assert any(isinstance(row, scorer._FlatRows)
+               for row in lazy.__dict__["_verdicts"].held) == bool(
+        [r for r in label["rows"] + result["rows"] if isinstance(r, dict) and r])
+    assert list(lazy.verdict_tally().items()) == list(
+        _eager(monkeypatch, result, FLAT_SCHEMA, label).verdict_tally().items())
+    again = pickle.loads(pickle.dumps(lazy))
+    _same_rows(lazy, _eager(monkeypatch, result, FLAT_SCHEMA, label))
+    assert again == lazy
+
+
+def test_flat_rows_of_identical_items_keep_each_sides_own_key(monkeypatch):
+    """Identical by signature, not by value: "1.50" and 1.5 read as one number, "Bolt"
+    and "bolt" as one text; each row keeps the key read from its own side."""
+    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+        "type": "object", "properties": {"a": {"type": "string"}, "n": {"type": "number"},
+                                         "d": {"type": "string", "format": "date"}}}}}}
+    label = {"rows": [{"a": "Bolt", "n": 1.5, "d": "2024-01-02"}, {"a": "x", "n": None},
+                      {"a": "nut", "n": "7"}]}
+    result = {"rows": [{"a": "x"}, {"a": "bolt", "n": "1.50", "d": "01/02/2024"},
+                       {"a": "NUT", "n": 7.0, "d": ""}]}
+    lazy = scorer.score(result, schema, label, version="2.0")
+    _same_rows(lazy, _eager(monkeypatch, result, schema, label))
+    with monkeypatch.context() as patch:
+        _generic(patch)
+        slow = scorer.score(result, schema, label, version="2.0")
+    assert repr(lazy.__dict__["_verdicts"].rows) == repr(slow.__dict__["_verdicts"].rows)
+    assert repr(lazy.__dict__["_verdicts"].rows[1][5:]) == repr((scorer.Decimal("1.5"),
+                                                                 scorer.Decimal("1.50")))
+    assert [(v.address, v.kind, v.label_canon, v.result_canon) for v in lazy.verdicts] == [
+        ("rows[0].a", "correct", "bolt", "bolt"),
+        ("rows[0].n", "correct", "1.5", "1.5"),
+        ("rows[0].d", "correct", "2024-01-02", "2024-01-02"),
+        ("rows[2].a", "correct", "nut", "nut"),  # pairs in signature order
+        ("rows[2].n", "correct", "7", "7"),
+        ("rows[2].d", "correct_absence", None, None),
+        ("rows[1].a", "correct", "x", "x"),
+        ("rows[1].n", "correct_absence", None, None),
+        ("rows[1].d", "correct_absence", None, None),
+    ]
+
+
+@pytest.mark.parametrize("n", [300, 2000])
+def test_flat_rows_made_when_read_on_the_bench_document(n, monkeypatch):
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from bench_arrays import DEFAULT_SEED, make_flat
+
+    schema, label, result = make_flat(n, DEFAULT_SEED)
+    lazy = scorer.score(result, schema, label, version="2.0")
+    _same_rows(lazy, _eager(monkeypatch, result, schema, label))
+    with monkeypatch.context() as patch:
+        _generic(patch)
+        slow = scorer.score(result, schema, label, version="2.0")
+    assert repr(lazy.__dict__["_verdicts"].rows) == repr(slow.__dict__["_verdicts"].rows)
+
+
+def test_a_flat_array_inside_array_items_gets_rows_at_once():
+    """Only the document's own list holds blocks: item walks read their rows back."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from bench_arrays import make_nested
+
+    schema, label, result = make_nested(4, 3, 5)
+    doc = scorer.score(result, schema, label, version="2.0")
+    assert not any(isinstance(row, scorer._FlatRows) for row in doc.__dict__["_verdicts"].held)
+    assert doc == scorer.DocScore.from_verdicts(doc.verdicts, exact=doc.exact)
+
+
+@pytest.mark.parametrize("at_once", [0, 10**9])
+@pytest.mark.parametrize("seed", range(15))
+def test_pairs_signed_alike_but_not_identical_are_compared_leaf_by_leaf(seed, at_once,
+                                                                         monkeypatch):
+    """The identical-pair rows are checked, not assumed: with signatures that see only
+    each field's tag, unequal items pair as "identical", and every row must still be the
+    one compare() gives (rows of identical pairs made at once, or one by one)."""
+    rng = random.Random(seed)
+    label, result = _flat_document(rng), _flat_document(rng)
+    monkeypatch.setattr(scorer, "_PART", lambda read: "" if read[0] is None else "," + read[0])
+    monkeypatch.setattr(scorer, "_SAME_AT_ONCE", at_once)
+    doc = scorer.score(result, FLAT_SCHEMA, label, version="2.0")
+    items = scorer.compile_schema(FLAT_SCHEMA).properties["rows"].items.properties
+    leaves = {scorer._join("rows[]", name): leaf for name, leaf in items.items()}
+    for row in doc.__dict__["_verdicts"].rows:
+        if row[2] in ("missing", "extra_item") and (row[3] is None or row[4] is None):
+            continue  # an unpaired item
+        assert row == scorer._compare_row(leaves[row[1]], row[3], row[4], row[0], row[1])
