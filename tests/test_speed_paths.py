@@ -428,6 +428,18 @@ def test_flat_rows_made_when_read_equal_rows_made_at_once(seed, at_once, monkeyp
     assert again == lazy
 
 
+def _scored_three_ways(monkeypatch, result, schema, label):
+    """The default score of a document, checked to hold the rows of the same score made
+    at once and of the generic walk (no flat path), in order; returned."""
+    lazy = scorer.score(result, schema, label, version="2.0")
+    _same_rows(lazy, _eager(monkeypatch, result, schema, label))
+    with monkeypatch.context() as patch:
+        _generic(patch)
+        slow = scorer.score(result, schema, label, version="2.0")
+    assert repr(lazy.__dict__["_verdicts"].rows) == repr(slow.__dict__["_verdicts"].rows)
+    return lazy
+
+
 def test_flat_rows_of_identical_items_keep_each_sides_own_key(monkeypatch):
     """Identical by signature, not by value: "1.50" and 1.5 read as one number, "Bolt"
     and "bolt" as one text; each row keeps the key read from its own side."""
@@ -438,12 +450,7 @@ def test_flat_rows_of_identical_items_keep_each_sides_own_key(monkeypatch):
                       {"a": "nut", "n": "7"}]}
     result = {"rows": [{"a": "x"}, {"a": "bolt", "n": "1.50", "d": "01/02/2024"},
                        {"a": "NUT", "n": 7.0, "d": ""}]}
-    lazy = scorer.score(result, schema, label, version="2.0")
-    _same_rows(lazy, _eager(monkeypatch, result, schema, label))
-    with monkeypatch.context() as patch:
-        _generic(patch)
-        slow = scorer.score(result, schema, label, version="2.0")
-    assert repr(lazy.__dict__["_verdicts"].rows) == repr(slow.__dict__["_verdicts"].rows)
+    lazy = _scored_three_ways(monkeypatch, result, schema, label)
     assert repr(lazy.__dict__["_verdicts"].rows[1][5:]) == repr((scorer.Decimal("1.5"),
                                                                  scorer.Decimal("1.50")))
     assert [(v.address, v.kind, v.label_canon, v.result_canon) for v in lazy.verdicts] == [
@@ -465,12 +472,7 @@ def test_flat_rows_made_when_read_on_the_bench_document(n, monkeypatch):
     from bench_arrays import DEFAULT_SEED, make_flat
 
     schema, label, result = make_flat(n, DEFAULT_SEED)
-    lazy = scorer.score(result, schema, label, version="2.0")
-    _same_rows(lazy, _eager(monkeypatch, result, schema, label))
-    with monkeypatch.context() as patch:
-        _generic(patch)
-        slow = scorer.score(result, schema, label, version="2.0")
-    assert repr(lazy.__dict__["_verdicts"].rows) == repr(slow.__dict__["_verdicts"].rows)
+    _scored_three_ways(monkeypatch, result, schema, label)
 
 
 def test_a_flat_array_inside_array_items_gets_rows_at_once():
