@@ -322,11 +322,12 @@ class _Rows:
     rows of a flat array may still be a :class:`_FlatRows` block, made on first read of
     ``rows`` (counts need only :meth:`tally`)."""
 
-    __slots__ = ("blocks", "held")
+    __slots__ = ("blocks", "counted", "held")
 
     def __init__(self, rows: list, blocks: bool = False) -> None:
         self.held = rows
         self.blocks = blocks  # whether ``rows`` holds a block
+        self.counted: collections.Counter | None = None  # the tally, once counted
 
     @property
     def rows(self) -> list[tuple]:
@@ -338,13 +339,18 @@ class _Rows:
 
     def tally(self) -> collections.Counter:
         """:func:`_tally` of :attr:`rows` (same counts, keys in the same first-seen
-        order), blocks counted without making their rows."""
+        order), blocks counted without making their rows. Counted once (the score's
+        counts, then its error kinds, read it); not to be changed by the caller."""
+        if self.counted is not None:
+            return self.counted
         if not self.blocks:
-            return _tally(self.held)
+            self.counted = _tally(self.held)
+            return self.counted
         total: collections.Counter = collections.Counter()
         for is_block, part in itertools.groupby(self.held, lambda row: row.__class__ is _FlatRows):
             for held in part if is_block else (list(part),):
                 total.update(held.tally() if is_block else _tally(held))
+        self.counted = total
         return total
 
     def __reduce__(self) -> tuple:  # pickled as the Verdicts they stand for
@@ -1295,17 +1301,24 @@ def compile_schema(schema: Any, *, options: Options | None = None, file: str = "
     found = _COMPILED.get((text, options))
     if found is None:
         found = _compile(schema, options, file)  # errors are not kept: each call says its own
-        if len(_COMPILED) >= _COMPILED_MAX:
-            _COMPILED.pop(next(iter(_COMPILED)))
         _COMPILED[(text, options)] = found
+        _COMPILED_TEXT[0] += len(text)
+        while _COMPILED_TEXT[0] > _COMPILED_TEXT_MAX and len(_COMPILED) > 1:
+            _COMPILED_TEXT[0] -= len(next(iter(_COMPILED))[0])
+            del _COMPILED[next(iter(_COMPILED))]  # the oldest first
     return found
 
 
 # Compiled roots by (schema text in document order, options): equal text, equal nodes
 # (nodes are never changed once built), so scoring many systems on one schema compiles
 # it once per process. Key order is kept in the text: it decides the order of verdicts.
+# Bounded by the texts' total size, not their number: a run goes system by system over
+# every document, so the memo must hold every distinct schema of a corpus (1,205 in
+# bench_corpus, which a cap of 512 entries recompiled for each system). Compiled nodes
+# take about 3.3 bytes per byte of text there: 16 MiB of text is some 70 MB in all.
 _COMPILED: dict[tuple[bytes, Options], Any] = {}
-_COMPILED_MAX = 512
+_COMPILED_TEXT = [0]  # bytes of the texts held
+_COMPILED_TEXT_MAX = 16 * 2**20
 
 
 def _compile(schema: Any, options: Options, file: str) -> Any:
@@ -3911,6 +3924,8 @@ def _canonical(node: Any, out: list[str], sort: bool = True) -> None:
         out.append(int.__repr__(node))
     elif kind is bool or node is None:
         out.append(_LITERALS[node])
+    elif kind is float and math.isfinite(node):
+        out.append(float.__repr__(node))  # what json.dumps writes for a finite float
     else:
         out.append(_scalar(node))
 

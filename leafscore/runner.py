@@ -449,8 +449,12 @@ def unpacked(item: Any, table: dict[Any, Any]) -> Cell:
     score = table.get(key)
     if score is None:
         shared_counts = table.setdefault(("counts", *counts), dict(counts))
-        shared_fields = {path: table.setdefault(c, c)
-                         for path, *tfn in fields for c in (scorer.FieldCounts(*tfn),)}
+        shared_fields = {}
+        for path, *tfn in fields:  # a FieldCounts made only for counts not met before
+            found = table.get(("field", *tfn))
+            if found is None:
+                found = table[("field", *tfn)] = scorer.FieldCounts(*tfn)
+            shared_fields[path] = found
         score = table[key] = scorer.DocScore(version, value, (), shared_counts,
                                              shared_fields, exact)
     shared_errors = table.get(("errors", errors))

@@ -49,6 +49,17 @@ def _document(rng: random.Random) -> dict:
 
 
 def test_fifty_systems_on_one_schema_compile_it_once(monkeypatch):
+    calls = _counting_compiles(monkeypatch)
+    schema = copy.deepcopy(SCHEMA)
+    schema["properties"]["note"] = {"type": "string", "description": "issue 15, unique"}
+    rng = random.Random(15)
+    label = _document(rng)
+    for _ in range(50):  # each system's call passes an equal, separately built schema
+        scorer.score(_document(rng), copy.deepcopy(schema), label, version="2.0")
+    assert len(calls) == 1
+
+
+def _counting_compiles(monkeypatch) -> list:
     calls = []
     real = scorer._compile
 
@@ -57,13 +68,40 @@ def test_fifty_systems_on_one_schema_compile_it_once(monkeypatch):
         return real(schema, options, file)
 
     monkeypatch.setattr(scorer, "_compile", counting)
-    schema = copy.deepcopy(SCHEMA)
-    schema["properties"]["note"] = {"type": "string", "description": "issue 15, unique"}
-    rng = random.Random(15)
-    label = _document(rng)
-    for _ in range(50):  # each system's call passes an equal, separately built schema
-        scorer.score(_document(rng), copy.deepcopy(schema), label, version="2.0")
-    assert len(calls) == 1
+    return calls
+
+
+def test_two_thousand_schemas_scored_system_after_system_compile_once_each(monkeypatch):
+    calls = _counting_compiles(monkeypatch)
+    schemas = [{"type": "object", "properties": {f"f{n}": {"type": "string"}}}
+               for n in range(2000)]
+    for _ in range(3):  # three systems, each over every document in turn
+        for n, schema in enumerate(schemas):
+            scorer.score({f"f{n}": "x"}, schema, {f"f{n}": "x"}, version="2.0")
+    assert len(calls) == 2000
+
+
+def test_compiled_schemas_are_kept_within_their_text_budget(monkeypatch):
+    calls = _counting_compiles(monkeypatch)
+    monkeypatch.setattr(scorer, "_COMPILED", {})
+    monkeypatch.setattr(scorer, "_COMPILED_TEXT", [0])
+    monkeypatch.setattr(scorer, "_COMPILED_TEXT_MAX", 300)
+    schemas = [{"type": "object", "properties": {f"f{n:03d}": {"type": "string"}}}
+               for n in range(20)]  # 57 bytes of text each: 5 fit in 300
+    for schema in schemas + schemas[-5:] + schemas[:1]:
+        scorer.compile_schema(schema)
+    assert len(calls) == 21  # the last five were still held; the first was dropped
+    assert len(scorer._COMPILED) == 5
+    assert scorer._COMPILED_TEXT[0] == sum(len(text) for text, _ in scorer._COMPILED) == 285
+
+
+def test_a_documents_rows_are_tallied_once():
+    doc = scorer.score(_document(random.Random(3)), SCHEMA, _document(random.Random(4)),
+                       version="2.0")
+    rows = doc.__dict__["_verdicts"]
+    assert rows.tally() is rows.tally()
+    assert rows.tally() == scorer._tally(rows.rows)
+    assert doc.verdict_tally() == dict(scorer._tally(rows.rows))
 
 
 @pytest.mark.parametrize("seed", range(40))
@@ -288,6 +326,27 @@ def test_schema_text_is_json_dumps_text_when_no_number_keeps_its_written_form():
         value, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode()
     kept = scorer.parse_json('{"rate": 157.40, "n": 1E2}', "t.json").value
     assert scorer.json_text(kept) == b'{"rate":157.40,"n":1E2}'
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(), lambda inner: st.lists(inner, max_size=4)
+    | st.dictionaries(st.text(max_size=5), inner, max_size=4), max_leaves=20)
+
+
+@given(_JSON)
+def test_canonical_bytes_are_json_dumps_bytes_for_values_without_written_numbers(value):
+    import json
+
+    assert scorer.canonical_json(value) == json.dumps(
+        value, ensure_ascii=False, separators=(",", ":"), sort_keys=True).encode(
+        "utf-8", "surrogatepass")
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), [1, {"a": -float("inf")}]])
+def test_canonical_bytes_refuse_what_json_cannot_hold(value):
+    with pytest.raises(ValueError):
+        scorer.canonical_json(value)
 
 
 @pytest.mark.parametrize("seed", range(20))
