@@ -97,9 +97,9 @@ def decode(entry: Any, present: Sequence[bool],
         if any(len(column) != len(present) for column in (statuses, values, cs, ps, ts, exacts,
                                                           warnings, es)):
             return None
-        counts = [_counts(c) for c in entry["counts"]]
+        counts = _counts(entry["counts"])
         paths = [_paths(p) for p in entry["paths"]]
-        triples = [_triple(t) for t in entry["triples"]]
+        triples = _triples(entry["triples"])
         errors = [_error_row(row) for row in entry["errors"]]
         accuracy = [scorer.DocScore.accuracy_of(c) for c in counts]
         flat_t, flat_e = list(chain.from_iterable(ts)), list(chain.from_iterable(es))
@@ -134,24 +134,32 @@ def _is_count(value: Any) -> bool:
     return type(value) is int and value >= 0
 
 
-def _counts(vector: Any) -> dict[str, int]:
-    """Verdict kind -> count, in the scorer's order, from a stored vector."""
-    if len(vector) != len(scorer.VERDICT_KINDS) or not all(_is_count(n) for n in vector):
+def _are_counts(vectors: list[Any], width: int) -> bool:
+    """Whether ``vectors`` are lists of ``width`` non-negative integers (checked over all
+    of them at once: a pack holds thousands)."""
+    flat = list(chain.from_iterable(vectors))
+    return (all(type(v) is list for v in vectors) and len(flat) == width * len(vectors)
+            and {*map(type, flat)} <= {int} and min(flat, default=0) >= 0)
+
+
+def _counts(vectors: Any) -> list[dict[str, int]]:
+    """Verdict kind -> count, in the scorer's order, of each stored vector."""
+    if not _are_counts(vectors, len(scorer.VERDICT_KINDS)):
         raise ValueError("not a count of every verdict kind")
-    return dict(zip(scorer.VERDICT_KINDS, vector, strict=True))
+    return [dict(zip(scorer.VERDICT_KINDS, vector, strict=True)) for vector in vectors]
+
+
+def _triples(triples: Any) -> list[scorer.FieldCounts]:
+    """The ``FieldCounts`` of each stored (tp, fp, fn)."""
+    if not _are_counts(triples, 3):
+        raise ValueError("field counts are not counts")
+    return [scorer.FieldCounts(*triple) for triple in triples]
 
 
 def _paths(paths: Any) -> tuple[str, ...]:
     if not all(type(p) is str for p in paths) or list(paths) != sorted(set(paths)):
         raise ValueError("field paths are not sorted and distinct")
     return tuple(paths)
-
-
-def _triple(triple: Any) -> scorer.FieldCounts:
-    tp, fp, fn = triple
-    if not (_is_count(tp) and _is_count(fp) and _is_count(fn)):
-        raise ValueError("field counts are not counts")
-    return scorer.FieldCounts(tp, fp, fn)
 
 
 def _error_row(row: Any) -> tuple[str, dict[str, int]]:

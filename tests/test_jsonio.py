@@ -248,6 +248,33 @@ def test_fifo_is_refused_without_blocking(tmp_path):
         load_json(tmp_path / "p.json")
 
 
+def test_a_socket_where_a_file_should_be_is_refused(tmp_path):
+    import socket
+
+    with socket.socket(socket.AF_UNIX) as server:
+        server.bind(str(tmp_path / "s.json"))
+        with pytest.raises(JSONInputError, match="is not a regular file"):
+            load_json(tmp_path / "s.json")
+
+
+def test_a_file_read_in_short_pieces_is_read_whole(tmp_path, monkeypatch):
+    (tmp_path / "a.json").write_bytes(b'{"a": [1, 2, 3]}')
+    real = os.read
+    monkeypatch.setattr(os, "read", lambda fd, n: real(fd, min(n, 3)))
+    assert load_json(tmp_path / "a.json").value == {"a": [1, 2, 3]}
+
+
+def test_a_file_longer_than_its_size_when_opened_is_read_up_to_the_limit(tmp_path,
+                                                                          monkeypatch):
+    (tmp_path / "a.json").write_bytes(b"[1, 2, 3]")
+    real = os.fstat
+    monkeypatch.setattr(os, "fstat", lambda fd: os.stat_result(
+        (*real(fd)[:6], 2, *real(fd)[7:])))  # it had 2 bytes when looked at
+    assert load_json(tmp_path / "a.json").value == [1, 2, 3]
+    with pytest.raises(JSONInputError, match="larger than the limit of 4 bytes"):
+        load_json(tmp_path / "a.json", max_bytes=4)
+
+
 def test_default_size_limit_is_64_mib():
     assert DEFAULT_MAX_BYTES == 64 * 2**20
 
