@@ -21,7 +21,6 @@ import contextlib
 import dataclasses
 import functools
 import hashlib
-import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,7 +46,8 @@ from leafscore.executors import Executor, make_executor
 from leafscore.runner import Run, score_benchmark
 from leafscore.validate import check_label
 
-__all__ = ["Evaluation", "GateResult", "evaluate", "evaluate_benchmark", "evaluate_jsonl"]
+__all__ = ["Evaluation", "GateResult", "LabelChecks", "evaluate", "evaluate_benchmark",
+           "evaluate_jsonl"]
 
 
 @dataclass(frozen=True)
@@ -248,23 +248,47 @@ def label_warnings(bench: Benchmark, cache: Cache | None = None) -> list[str]:
     outcomes of a whole benchmark are also kept as one entry, so such a rerun reads one
     file.
     """
-    # a folder of its own inside the cache, so cell entries and label checks never mix
-    store = cache.part("label-checks") if cache is not None else Cache(None)
-    keys = [_label_check_key(doc) for doc in bench.documents] \
-        if store.directory is not None else []
-    whole = _sha256("label-checks", *keys) if keys else ""
-    found = store.get(whole) if whole else None
-    lines = found[0].get("label_checks") if found and isinstance(found[0], dict) else None
-    if not (isinstance(lines, list) and len(lines) == len(bench.documents)
-            and all(line is None or isinstance(line, str) for line in lines)):
-        lines = [_checked_label(doc, store, key)
-                 for doc, key in itertools.zip_longest(bench.documents, keys)]
-        if whole:
-            store.put(whole, {"label_checks": lines})
-    out = [line for line in lines if line is not None]
-    if out:
-        out.append(f"{len(out)} label(s) violate their schema; run `leafscore validate`")
-    return out
+    checks = LabelChecks(bench, cache)
+    for step in checks.steps:
+        step()
+    return checks.warnings()
+
+
+class LabelChecks:
+    """The label checks of a benchmark (:func:`label_warnings`), as ``steps`` to call
+    (one per label, none when the cache holds the whole benchmark's), so a run can make
+    them while its batches are scored elsewhere (``runner.score_benchmark``'s
+    ``alongside``); :meth:`warnings` once every step is done."""
+
+    def __init__(self, bench: Benchmark, cache: Cache | None = None) -> None:
+        # a folder of its own inside the cache, so cell entries and label checks never mix
+        self.store = cache.part("label-checks") if cache is not None else Cache(None)
+        self.documents = bench.documents
+        self.keys: list[str | None] = [_label_check_key(doc) for doc in bench.documents] \
+            if self.store.directory is not None else [None] * len(bench.documents)
+        self.whole = _sha256("label-checks", *self.keys) \
+            if self.store.directory is not None and self.keys else ""
+        found = self.store.get(self.whole) if self.whole else None
+        lines = found[0].get("label_checks") if found and isinstance(found[0], dict) else None
+        if isinstance(lines, list) and len(lines) == len(self.documents) \
+                and all(line is None or isinstance(line, str) for line in lines):
+            self.lines, self.steps = lines, []
+        else:
+            self.lines = [None] * len(self.documents)
+            self.steps = [functools.partial(self._check, i) for i in range(len(self.documents))]
+
+    def _check(self, i: int) -> None:
+        self.lines[i] = _checked_label(self.documents[i], self.store, self.keys[i])
+
+    def warnings(self) -> list[str]:
+        """One line per label that violates its schema, then a count; the whole
+        benchmark's outcomes stored when they were checked here."""
+        if self.steps and self.whole:
+            self.store.put(self.whole, {"label_checks": self.lines})
+        out = [line for line in self.lines if line is not None]
+        if out:
+            out.append(f"{len(out)} label(s) violate their schema; run `leafscore validate`")
+        return out
 
 
 def _checked_label(doc: Any, store: Cache, key: str | None) -> str | None:
@@ -352,18 +376,21 @@ def evaluate_benchmark(bench: Benchmark, *, version: str | None = None, workers:
         executor, workers=workers, scheduler=scheduler)
     store = _cache(cache, cache_dir)
     early = [*bench.warnings,
-             *(str(p) for p in names.check_names(bench.systems, list(bench.ids()))),
-             *label_warnings(bench, store)]
+             *(str(p) for p in names.check_names(bench.systems, list(bench.ids())))]
     if before_scoring is not None:
         before_scoring(early)
+    # Labels are checked in this process while the batches are scored (by a pool's
+    # workers, or here one after another): their warnings come after the reading ones.
+    checks = LabelChecks(bench, store)
     with contextlib.ExitStack() as stack:
         on_cell = None if verdicts_to is None else stack.enter_context(
             verdicts_mod.writer(Path(verdicts_to)))
         run = score_benchmark(bench, version=resolved, options=bench.config.options,
                               cache=store, progress=progress,
-                              verdicts=keep_verdicts, executor=chosen, on_cell=on_cell)
+                              verdicts=keep_verdicts, executor=chosen, on_cell=on_cell,
+                              alongside=checks.steps)
     late = [w for cell in run.cells.values() for w in cell.warnings]
-    return Evaluation(bench, run, tuple(early + late))
+    return Evaluation(bench, run, tuple(early + checks.warnings() + late))
 
 
 def evaluate(root: str | Path = ".", *, version: str | None = None,

@@ -550,6 +550,7 @@ def score_benchmark(
     verdicts: bool = True,
     executor: Executor | None = None,
     on_cell: Callable[[tuple[str, str], Cell], None] | None = None,
+    alongside: Sequence[Callable[[], Any]] = (),
 ) -> Run:
     """Score every (system, document) of ``bench`` into a ``Run``.
 
@@ -577,6 +578,10 @@ def score_benchmark(
     on_cell : callable((system, doc_id), Cell), optional
         Called with each complete cell, verdicts included, in ``(system, doc_id)`` order
         as cells arrive (a streamed verdict export).
+    alongside : sequence of callables, optional
+        Other work for this process (the label checks), called in order, spread evenly
+        over the folding of cells, so a pool's or a cluster's workers score meanwhile;
+        every one has been called when the run returns.
 
     Raises
     ------
@@ -638,6 +643,8 @@ def score_benchmark(
         if cells is not None:
             if progress:
                 progress(total, total)
+            for call in alongside:
+                call()
             return finish(cells, {s.file: s.digest for s in seen if s.read})
     returns_verdicts = detail or cache.directory is not None
     job = BatchJob(docs, version, options, code, returns_verdicts)
@@ -648,6 +655,7 @@ def score_benchmark(
     results: dict[str, str] = {}
     table: dict[Any, Any] = {}
     scored: list[_Seen] = []
+    called = 0  # of alongside
     for pair in pairs:
         key, raw, digest, cell = plan.take()
         if raw.data is not None:
@@ -664,11 +672,16 @@ def score_benchmark(
             cell = _load(cache, key, raw, version, verdicts=True) \
                 or score_batch(job, [(pair[1], bench.results[pair])])[0]
         done += 1
+        while called < len(alongside) and called * total < done * len(alongside):
+            alongside[called]()
+            called += 1
         if progress:
             progress(done, total)
         if on_cell:
             on_cell(pair, cell)
         cells[pair] = cell if ready else shared_parts(folded(cell, verdicts=verdicts), table)
+    for call in alongside[called:]:  # a run of no cells
+        call()
     if packs.directory is not None:
         _pack_run(packs, run_key(scored), scored, cells, version)
     return finish(cells, results)

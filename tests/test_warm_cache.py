@@ -269,3 +269,39 @@ def test_reading_a_pack_leaves_the_cycle_collector_as_it_found_it(tmp_path):
         assert not gc.isenabled()
     finally:
         gc.enable()
+
+
+# ----- label checks made while the batches are scored ------------------------------------
+
+def test_calls_alongside_a_run_are_spread_over_its_cells_in_order(tmp_path):
+    root = bench(tmp_path / "b")  # 6 cells
+    folded, made = [], []
+    runner.score_benchmark(
+        api.load(root), version="2.0", options=scorer.Options(), verdicts=False,
+        progress=lambda done, total: folded.append(done),
+        alongside=[lambda n=n: made.append((n, folded[-1])) for n in range(3)])
+    assert made == [(0, 0), (1, 2), (2, 4)]  # one call every 2 cells, the first at once
+
+
+def test_every_call_alongside_is_made_when_the_run_comes_from_its_pack(tmp_path):
+    root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
+    leafscore.evaluate(root, cache_dir=cache_dir, keep_verdicts=False)
+    made = []
+    runner.score_benchmark(api.load(root), version="2.0", options=scorer.Options(),
+                           verdicts=False, cache=cache_module.Cache(cache_dir),
+                           alongside=[lambda: made.append(1)] * 4)
+    assert made == [1, 1, 1, 1]
+
+
+def test_label_warnings_are_the_same_whoever_scores(tmp_path):
+    root = bench(tmp_path / "b")
+    write_json(root / "labels" / "d3.json", {"a": 7, "b": "s"})  # violates the schema
+    serial = leafscore.evaluate(root, cache=False, keep_verdicts=False)
+    pool = leafscore.evaluate(root, cache=False, keep_verdicts=False, workers=2)
+    assert pool.warnings == serial.warnings
+    assert [w for w in serial.warnings if "violate" in w] == [
+        "labels/d3.json: violates its schema (1 problem(s); first at #/a: 7 is not of "
+        "type 'string' (schema schemas/d3.json#/properties/a/type)); scored as it is",
+        "1 label(s) violate their schema; run `leafscore validate`"]
+    assert serial.warnings[-1] == ("results/poor/d3.json:line 1 column 2: Expecting property "
+                                   "name enclosed in double quotes (parse failure)")
