@@ -3601,10 +3601,22 @@ FENCE = re.compile(r"\s*```[ \t]*(?:json5?|JSON|jsonc)?[ \t]*\r?\n(?P<body>.*?)\
 
 @dataclass(frozen=True)
 class Parsed:
-    """A JSON value as read, and warnings about how it was read (one line each)."""
+    """A JSON value as read, and warnings about how it was read (one line each).
+    ``written_numbers``: how many numbers in it keep their written form
+    (:class:`JSONNumber`); ``None`` when not counted."""
 
     value: Any
     warnings: tuple[str, ...] = ()
+    written_numbers: int | None = None
+
+    def canonical(self) -> bytes:
+        """:func:`canonical_json` of the value, made by ``json.dumps`` in C when no number
+        keeps a written form (the same bytes then: tested)."""
+        if self.written_numbers == 0:
+            return json.dumps(self.value, ensure_ascii=False, sort_keys=True,
+                              separators=(",", ":"), allow_nan=False).encode(
+                "utf-8", "surrogatepass")
+        return canonical_json(self.value)
 
 
 class JSONNumber(float):
@@ -3783,9 +3795,17 @@ def parse_json(data: bytes | str, source: str, *, max_depth: int = MAX_DEPTH) ->
             duplicates.extend(k for k, _ in pairs if k in seen or seen.add(k))
         return obj
 
+    written: list[JSONNumber] = []  # counted, so a digest can be made in C without them
+
+    def read_float(token: str) -> float:
+        number = _read_float(token)
+        if number.__class__ is JSONNumber:
+            written.append(number)
+        return number
+
     try:
         value = json.loads(text, object_pairs_hook=members, parse_constant=_refuse_constant,
-                           parse_float=_read_float)
+                           parse_float=read_float)
     except json.JSONDecodeError as exc:
         raise InputError(source, _line_column(text, exc.pos), exc.msg) from None
     except _Refused as refused:
@@ -3807,7 +3827,7 @@ def parse_json(data: bytes | str, source: str, *, max_depth: int = MAX_DEPTH) ->
         if replaced:
             warnings.append(f"{source}: {replaced} unpaired surrogate escape(s) such as "
                             "\\ud800 replaced by U+FFFD")
-    return Parsed(value, tuple(warnings))
+    return Parsed(value, tuple(warnings), len(written))
 
 
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")

@@ -293,7 +293,7 @@ def _read_document_file(root: Path, rel: str, warnings: list[str],
         warnings.extend(prefix + note for note in notes)
     else:
         parsed = scorer.parse_json(data, rel)
-        value, digest = parsed.value, content_digest(parsed.value)
+        value, digest = parsed.value, sha256(parsed.canonical())
         warnings.extend(parsed.warnings)
         if not all(w.startswith(prefix) for w in parsed.warnings):
             return value, digest

@@ -343,6 +343,26 @@ def test_canonical_bytes_are_json_dumps_bytes_for_values_without_written_numbers
         "utf-8", "surrogatepass")
 
 
+@given(_JSON)
+def test_a_parsed_values_canonical_bytes_are_those_of_the_full_walk(value):
+    import json
+
+    parsed = scorer.parse_json(json.dumps(value), "v.json")
+    assert parsed.written_numbers == 0  # json.dumps writes each float as its repr
+    assert parsed.canonical() == scorer.canonical_json(parsed.value)
+
+
+@pytest.mark.parametrize(("text", "written"), [
+    ('{"b": 1.50, "a": [1E2, 0.1, 2.5e-3]}', 3),
+    ('{"a": 1.50, "a": 2}', 1),  # counted though the duplicate is dropped: walked in full
+    ('["\\ud800", 7.0]', 0),
+])
+def test_numbers_kept_in_their_written_form_are_counted(text, written):
+    parsed = scorer.parse_json(text, "v.json")
+    assert parsed.written_numbers == written
+    assert parsed.canonical() == scorer.canonical_json(parsed.value)
+
+
 @pytest.mark.parametrize("value", [float("nan"), float("inf"), [1, {"a": -float("inf")}]])
 def test_canonical_bytes_refuse_what_json_cannot_hold(value):
     with pytest.raises(ValueError):
