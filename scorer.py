@@ -3603,11 +3603,12 @@ FENCE = re.compile(r"\s*```[ \t]*(?:json5?|JSON|jsonc)?[ \t]*\r?\n(?P<body>.*?)\
 class Parsed:
     """A JSON value as read, and warnings about how it was read (one line each).
     ``written_numbers``: how many numbers in it keep their written form
-    (:class:`JSONNumber`); ``None`` when not counted."""
+    (:class:`JSONNumber`); ``None`` when not counted. A note on how to digest the value,
+    not part of what was read: left out of equality and ``repr``."""
 
     value: Any
     warnings: tuple[str, ...] = ()
-    written_numbers: int | None = None
+    written_numbers: int | None = dataclasses.field(default=None, compare=False, repr=False)
 
     def canonical(self) -> bytes:
         """:func:`canonical_json` of the value, made by ``json.dumps`` in C when no number

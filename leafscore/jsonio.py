@@ -70,7 +70,7 @@ def loads_json(text: str | bytes, *, source: str, unwrap_fences: bool = False,
         text = _blank(text[:start]) + text[start:end] + _blank(text[end:])
         warnings.append(f"{source}: unwrapped a markdown code fence around the JSON")
     parsed = scorer.parse_json(text, source, max_depth=max_depth)
-    return scorer.Parsed(parsed.value, (*warnings, *parsed.warnings))
+    return scorer.Parsed(parsed.value, (*warnings, *parsed.warnings), parsed.written_numbers)
 
 
 def _blank(text: str) -> str:
