@@ -12,8 +12,8 @@ reading and output included):
 
 1. ``leafscore score ROOT --workers 1 --no-cache --format json``  (cold)
 2. ``leafscore score ROOT --workers 2 --no-cache --format json``
-3. ``leafscore score ROOT --workers 1 --cache-dir TMP --format json`` twice: the first run
-   fills the cache, the second is the warm rerun
+3. ``leafscore score ROOT --workers 1 --cache-dir TMP --format json``: the first run
+   fills the cache, then three warm reruns (their median is reported)
 4. a loop calling ``omni_extract_bench.score(prediction, ground_truth, schema)`` on the
    same (document, system) pairs, reading the same files (skipped when not installed).
 
@@ -54,6 +54,8 @@ from bench_arrays import ITEM_SCHEMA, corrupt_rows, make_item
 
 REPO = Path(__file__).resolve().parent.parent
 DEFAULT_SEED = 20240602
+#: Warm reruns timed; the median is reported.
+WARM_RUNS = 3
 #: (name, share of leaves changed, share of rows dropped, share invented, share reformatted)
 SYSTEMS = (
     ("alpha", 0.02, 0.01, 0.01, 0.10),
@@ -293,7 +295,11 @@ def main(argv: list[str] | None = None) -> int:
                                        "--cache-dir", str(work / f"cache-{attempt}"))
             before = scorer_sha256()
             run("leafscore --workers 1, cache fill", cached)
-            run("leafscore --workers 1, warm cache", cached)
+            # A warm run is under a second, at the mercy of the scheduler: the median of
+            # WARM_RUNS (each a whole process, as every other command here).
+            warm_runs = [timed(cached, args.timeout, env) for _ in range(WARM_RUNS)]
+            runs["leafscore --workers 1, warm cache"] = sorted(
+                warm_runs, key=lambda r: r.seconds)[WARM_RUNS // 2]
             if scorer_sha256() == before:
                 break
             print(f"note: scorer.py changed during cache attempt {attempt}; retrying")
