@@ -46,8 +46,7 @@ from leafscore.executors import Executor, make_executor
 from leafscore.runner import Run, score_benchmark
 from leafscore.validate import check_label
 
-__all__ = ["Evaluation", "GateResult", "LabelChecks", "evaluate", "evaluate_benchmark",
-           "evaluate_jsonl"]
+__all__ = ["Evaluation", "GateResult", "evaluate", "evaluate_benchmark", "evaluate_jsonl"]
 
 
 @dataclass(frozen=True)
@@ -248,13 +247,13 @@ def label_warnings(bench: Benchmark, cache: Cache | None = None) -> list[str]:
     outcomes of a whole benchmark are also kept as one entry, so such a rerun reads one
     file.
     """
-    checks = LabelChecks(bench, cache)
+    checks = _LabelChecks(bench, cache)
     for step in checks.steps:
         step()
     return checks.warnings()
 
 
-class LabelChecks:
+class _LabelChecks:
     """The label checks of a benchmark (:func:`label_warnings`), as ``steps`` to call
     (one per label, none when the cache holds the whole benchmark's), so a run can make
     them while its batches are scored elsewhere (``runner.score_benchmark``'s
@@ -381,7 +380,7 @@ def evaluate_benchmark(bench: Benchmark, *, version: str | None = None, workers:
         before_scoring(early)
     # Labels are checked in this process while the batches are scored (by a pool's
     # workers, or here one after another): their warnings come after the reading ones.
-    checks = LabelChecks(bench, store)
+    checks = _LabelChecks(bench, store)
     with contextlib.ExitStack() as stack:
         on_cell = None if verdicts_to is None else stack.enter_context(
             verdicts_mod.writer(Path(verdicts_to)))
