@@ -57,9 +57,10 @@ class _Unparsed:
         self.source, self.value = source, None
 
     def parsed(self) -> Any:
-        if self.data is not None:
-            self.value = scorer.parse_json(self.data, self.source).value
-            self.data = None
+        data = self.data  # read once: another thread may parse it meanwhile
+        if data is not None:
+            self.value = scorer.parse_json(data, self.source).value
+            self.data = None  # after the value is set, so a reader seeing None finds it
         return self.value
 
 
