@@ -233,22 +233,6 @@ def _child(root: Path, rel: str) -> str | Path:
     return files.safe_child(root, rel) if os.path.islink(path) else path
 
 
-def _read_json_file(
-    root: Path, rel: str, *, folder_checked: bool = True, warnings: list[str] | None = None
-) -> tuple[Any, str]:
-    """Parsed value and sha256 of ``ROOT/rel``; raises ``InputError`` naming the place.
-
-    With ``folder_checked`` the folder of ``rel`` must have been checked with
-    ``files.safe_child``; otherwise the whole path is checked. Read warnings (a BOM, a
-    duplicate key) are appended to ``warnings``, each starting with ``rel``.
-    """
-    path = _child(root, rel) if folder_checked else files.safe_child(root, rel)
-    loaded = scorer.read_json_file(path, source=rel)
-    if warnings is not None:
-        warnings.extend(loaded.warnings)
-    return loaded.value, content_digest(loaded.value)
-
-
 #: Bumped when the read memo's layout changes; part of its key.
 READ_MEMO_FORMAT = "1"
 
@@ -426,7 +410,7 @@ def load_metadata(
         rel = next((n for n in DEFAULT_METADATA_FILES if (Path(root) / n).is_file()), None)
         if rel is None:
             return {}, []
-    value, _ = _read_json_file(root, rel, folder_checked=False)
+    value = scorer.read_json_file(files.safe_child(root, rel), source=rel).value
     if not isinstance(value, list):
         raise InputError(rel, "", "metadata must be a JSON list of records")
     records: dict[str, dict[str, Any]] = {}
