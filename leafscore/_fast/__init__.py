@@ -1,0 +1,159 @@
+"""The fast engine: the definition in ``scorer.py``, run faster, verdict for verdict.
+
+``scorer.py`` states every scoring version plainly; this package runs the same rules
+with the speed kept apart from them (STYLE.md §6, after CPython's ``heapq``/``_heapq`` and
+RapidFuzz's ``*_py``/``*_cpp``):
+
+* :mod:`~leafscore._fast.walker`: ``FastWalker`` extends ``scorer.Walker``: canonical
+  values remembered per document (and short strings across documents), loose fields'
+  candidates by bisection and ``rapidfuzz.cdist``;
+* :mod:`~leafscore._fast.flat`: arrays of flat objects read and paired by columns;
+* :mod:`~leafscore._fast.solve`: version 2.0's solvers, compiled (scipy's own);
+* :mod:`~leafscore._fast.rows`: verdicts made only when read;
+* :mod:`~leafscore._fast.v1`: version 1.0's greedy pairing replayed in sparse or dense form.
+
+:func:`usable_for` is the one place that decides where a fast path applies. ``VERSIONS``
+holds one record per scoring version, the definition's own with each document prepared
+by this engine; :func:`score` is ``scorer.score`` on it. Tests run every scoring test on
+both engines and compare them verdict row by verdict row (tests/test_two_engines.py);
+``--engine reference`` (or ``LEAFSCORE_ENGINE=reference``) runs the definition instead.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import scorer
+from leafscore._fast import rows as rows_mod
+from leafscore._fast import v1
+from leafscore._fast.walker import FastWalker, usable
+
+__all__ = ["VERSIONS", "CollectorPaused", "compile_schema", "score", "usable_for"]
+
+
+def usable_for(node: Any, depth: int = 0) -> str | None:
+    """Which fast path reads and pairs the array ``node`` at data ``depth``: ``"flat"``
+    (columns, :mod:`~leafscore._fast.flat`) for an unordered array of objects whose 1 to
+    62 fields all compare by key equality, else None (the definition's walk, with the
+    walker's memos and loose-field candidates)."""
+    return usable(node, FastWalker(scorer.COMPARATORS, scorer.pair_2_0), depth)
+
+
+class CollectorPaused:
+    """Python's cyclic garbage collector off for a ``with`` block (a speed choice only): a
+    walk allocates a tuple per verdict and per value read, which would trigger full
+    collections over the whole document again and again; the walk makes no cycles.
+    Turned back on after, unless it was off before."""
+
+    def __enter__(self) -> None:
+        self.enabled = gc.isenabled()
+        gc.disable()
+
+    def __exit__(self, *exc: object) -> None:
+        if self.enabled:
+            gc.enable()
+
+
+# Compiled roots by (schema text in document order, options): equal text, equal nodes
+# (nodes are never changed once built), so scoring many systems on one schema compiles it
+# once per process. Bounded by the texts' total size: a run goes system by system over
+# every document, so this must hold every distinct schema of a corpus.
+_COMPILED: dict[tuple[bytes, scorer.Options], Any] = {}
+_COMPILED_TEXT = [0]
+_COMPILED_TEXT_MAX = 16 * 2**20
+
+
+def compile_schema(schema: Any, *, options: scorer.Options | None = None,
+                   file: str = "") -> Any:
+    """``scorer.compile_schema``, remembered per schema text and options."""
+    options = options or scorer.Options()
+    try:
+        text = scorer.json_text(schema)
+    except (TypeError, ValueError):  # not JSON data: compiled as it is
+        return scorer.compile_schema(schema, options=options, file=file)
+    found = _COMPILED.get((text, options))
+    if found is None:
+        found = scorer.compile_schema(schema, options=options, file=file)
+        _COMPILED[(text, options)] = found
+        _COMPILED_TEXT[0] += len(text)
+        while _COMPILED_TEXT[0] > _COMPILED_TEXT_MAX and len(_COMPILED) > 1:
+            oldest = next(iter(_COMPILED))
+            _COMPILED_TEXT[0] -= len(oldest[0])
+            del _COMPILED[oldest]
+    return found
+
+
+@dataclass(frozen=True)
+class Document(scorer.Document):
+    """``scorer.Document`` prepared and scored by the fast engine."""
+
+    @classmethod
+    def prepare(cls, version: str, walker: Any, schema: Any, label: Any,
+                options: scorer.Options, file: str) -> Document:
+        root = compile_schema(schema, options=options, file=file)
+        with CollectorPaused():
+            return cls(version, walker, root, label, walker.read(root, label), file)
+
+    def score(self, result: Any) -> scorer.DocScore:
+        if isinstance(self.root, scorer.ObjectNode):
+            if not isinstance(self.label, dict):
+                raise scorer.ScoringError(self.file, "", "the label must be a JSON object, "
+                                          f"not {type(self.label).__name__}")
+            if not isinstance(result, dict):
+                return self.parse_failure(result)
+        out: list = []
+        walker = FastWalker(self.walker.comparators, self.walker.rule, out)
+        with CollectorPaused():
+            walker.walk(self.root, self.label_read, walker.read(self.root, result), "", "", out)
+            return rows_mod.summed(out, self.version, walker.exact)
+
+
+def _document_2_0(schema: Any, label: Any, options: scorer.Options, file: str) -> Document:
+    return Document.prepare("2.0", FastWalker(scorer.COMPARATORS, scorer.pair_2_0), schema,
+                            label, options, file)
+
+
+@dataclass(frozen=True)
+class DocumentV1(scorer.DocumentV1):
+    """``scorer.DocumentV1`` with each array's greedy pairing replayed fast (:mod:`v1`)."""
+
+    def score(self, result: Any) -> scorer.DocScoreV1:
+        if self.problem is not None:
+            raise self.problem
+        try:
+            result = scorer._v1_normalize(scorer._v1_strip(result), "result")
+        except (scorer.ScoringError, RecursionError):
+            result = {}
+        scores = {name: v1.array_score(scorer._v1_items(self.label, path),
+                                       scorer._v1_items(result, path))
+                  for name, path in self.arrays.items()}
+        non_array = scorer._v1_non_array(self.pruned, result, self.label, self.file) \
+            if isinstance(self.pruned, dict) and self.pruned.get("properties") else None
+        return scorer.DocScoreV1(scorer.v1_final(scores or None, non_array), scores or None,
+                                 non_array)
+
+
+def _document_1_0(schema: Any, label: Any, options: scorer.Options, file: str) -> DocumentV1:
+    prepared = scorer.DocumentV1.prepare(schema, label, file)
+    return DocumentV1(**{f.name: getattr(prepared, f.name)
+                         for f in dataclasses.fields(prepared)})
+
+
+#: Scoring version -> its record, each document prepared by this engine.
+VERSIONS: dict[str, scorer.ScoringVersion] = {
+    "1.0": dataclasses.replace(scorer.VERSIONS["1.0"], document=_document_1_0),
+    "2.0": dataclasses.replace(scorer.VERSIONS["2.0"], document=_document_2_0),
+}
+
+
+def score(result: Any, schema: Any, label: Any, *, version: str = scorer.DEFAULT_VERSION,
+          options: scorer.Options | Mapping[str, Any] | None = None,
+          file: str = "") -> scorer.DocumentScore:
+    """``scorer.score`` run by the fast engine: the same arguments, return type and
+    errors, the same verdicts row for row (see ``scorer.score``)."""
+    record = VERSIONS.get(scorer.scoring_version(version).name)
+    return record.score(result, schema, label, scorer._as_options(options), file)

@@ -1,0 +1,468 @@
+"""Arrays of flat objects, a field (column) at a time: the fast engine's largest path.
+
+Moved from the 2.0 release's walker (``walk_flat``, ``match_flat``): for an unordered
+array whose items are objects of scalar fields that compare by key equality
+(:func:`flat_fields`), each distinct value of a field is read once, items are signed from
+those reads, identical items are paired by signature and the rest by one assignment over
+pair weights counted from shared keys (numpy joins, no pair walked). The rule applied is
+the definition's, step for step (``scorer.pair_2_0``): the same signatures and canonical
+order, identical pairs first, the same weights and ceiling, the same solver
+(:mod:`leafscore._fast.solve`); the verdict rows are the definition's, kept as columns
+(:class:`FlatRows`) until someone reads them.
+"""
+
+from __future__ import annotations
+
+import collections
+import itertools
+import operator
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import numpy as np
+
+import scorer
+from leafscore._fast import solve
+
+#: A read of one flat field's value: (tag, canonical key, signature part), the part being
+#: ``,<member>=<tag>:<key as shown>``; an empty value reads as EMPTY_READ, so a column of
+#: reads gives its tags, keys and parts by C-level itemgetters.
+EMPTY_READ: tuple = (None, None, "")
+TAG, KEY, PART = (operator.itemgetter(k) for k in range(3))
+_SAME_KIND = {None: "correct_absence"}  # of a leaf of two identical items, by its tag
+_NEVER_EMPTY = frozenset((int, float, bool))
+_JOIN_SLICE = 1 << 21  # joined (row, column) entries held at once by join_counts
+
+
+def flat_fields(item: Any, walker: scorer.Walker) -> list[tuple[str, scorer.Leaf]] | None:
+    """(name, leaf) of each scored property of an object item node whose properties are
+    all leaves comparing by key equality under every tag (ignored ones left out), at
+    least 1 and at most 62 (the weights count present fields in a 64-bit mask); else
+    None."""
+    if not isinstance(item, scorer.ObjectNode) or item.properties is None:
+        return None
+    fields = []
+    for name, child in item.properties.items():
+        if child is scorer.IGNORED:
+            continue
+        if not isinstance(child, scorer.Leaf) or not walker.hashable(child):
+            return None
+        fields.append((name, child))
+    return fields if 0 < len(fields) <= 62 else None
+
+
+class FlatItems(Sequence):
+    """The kept items of a flat array, still as raw values: what the fast walker's read
+    of such an array holds as its key. Read item by item (the definition's way) only if
+    something other than the column path asks for them (an array nested in an item)."""
+
+    __slots__ = ("_items", "depth", "node", "raw", "walker")
+
+    def __init__(self, walker: Any, node: scorer.ArrayNode, raw: list, depth: int) -> None:
+        self.walker, self.node, self.raw, self.depth = walker, node, raw, depth
+        self._items: list | None = None
+
+    def _read(self) -> list:
+        if self._items is None:
+            item = self.node.items
+            reads = [(i, self.walker.read(item, v, self.depth + 1))
+                     for i, v in enumerate(self.raw) if scorer.kept(item, v)]
+            self._items = [(i, read, self.walker.signature(item, read)) for i, read in reads]
+        return self._items
+
+    def __len__(self) -> int:
+        return len(self._read())
+
+    def __bool__(self) -> bool:  # whether any item is kept, without reading them
+        item = self.node.items
+        return any(scorer.kept(item, v) for v in self.raw)
+
+    def __getitem__(self, k: Any) -> Any:
+        return self._read()[k]
+
+    def __iter__(self) -> Iterator:
+        return iter(self._read())
+
+
+class FlatRows:
+    """The verdict rows of one flat array as columns: the address of each pair's label
+    item (``bases``), the pairs' positions in the value columns; per field its address
+    suffix, field path, the kinds of every pair, the label and result value columns, and
+    the keys of every pair; then the rows of unpaired items. A row is a tuple of the seven
+    Verdict fields with the canonical keys not yet shown (``rows``)."""
+
+    __slots__ = ("at_left", "at_right", "bases", "fields", "unpaired")
+
+    def __init__(self, bases: list[str], at_left: list[int], at_right: list[int],
+                 fields: list[tuple], unpaired: list[tuple]) -> None:
+        self.bases, self.at_left, self.at_right = bases, at_left, at_right
+        self.fields, self.unpaired = fields, unpaired
+
+    def rows(self) -> Iterator[tuple]:
+        n = len(self.bases)
+        columns = [zip(map(operator.add, self.bases, itertools.repeat(suffix, n)),
+                       itertools.repeat(path, n), kinds, map(value.__getitem__, self.at_left),
+                       map(other.__getitem__, self.at_right), *keys, strict=True)
+                   for suffix, path, kinds, value, other, *keys in self.fields]
+        return itertools.chain(itertools.chain.from_iterable(zip(*columns, strict=True)),
+                               self.unpaired)
+
+    def tally(self) -> collections.Counter:
+        """(field path, kind) -> how many of :meth:`rows`, keys in first-seen order,
+        counted a field at a time: a (field, kind) is first seen at the first pair
+        holding it, field by field."""
+        width = len(self.fields)
+        first: dict[tuple[str, str], tuple[int, int]] = {}
+        for b, (_, path, kinds, *_) in enumerate(self.fields):
+            for kind, many in collections.Counter(kinds).items():
+                at, before = first.get((path, kind), (kinds.index(kind) * width + b, 0))
+                first[path, kind] = (min(at, kinds.index(kind) * width + b), before + many)
+        total = collections.Counter({key: first[key][1] for key in sorted(first, key=first.get)})
+        total.update(collections.Counter((row[1], row[2]) for row in self.unpaired))
+        return total
+
+
+def _reads(walker: Any, leaf: scorer.Leaf, member: str, kind: type, values: list,
+           ) -> list[tuple]:
+    """The read of each of ``values`` (distinct, non-null, all of JSON type ``kind``) at a
+    flat field, as the definition reads a value (``Walker.read_leaf``); a result value is
+    read the same way, and again under the label's tag only where the tags differ."""
+    if kind is str and leaf.compare == "text":
+        prefix = f",{member}text:"
+        keys = [walker.text_key(v) for v in values]
+        return [("text", key, prefix + key) if v.strip() else EMPTY_READ
+                for v, key in zip(values, keys, strict=True)]
+    out = []
+    for v in values:
+        if (not v.strip()) if kind is str else kind not in _NEVER_EMPTY and scorer.is_empty(v):
+            out.append(EMPTY_READ)
+            continue
+        read = walker.read_leaf(leaf, v)
+        key = read.key
+        shown = key if key.__class__ is str else scorer.shown(key)
+        out.append((read.tag, key, f",{member}{read.tag}:{shown}"))
+    return out
+
+
+def _column(walker: Any, leaf: scorer.Leaf, member: str, cache: dict[type, dict], kind: type,
+            column: list) -> list[tuple]:
+    """The reads of ``column``: values of one JSON ``kind`` (and nulls) at a flat field,
+    each distinct value read once per document (``cache``: kind -> {value: read})."""
+    if issubclass(kind, (dict, list)):  # unhashable: read one by one, as exact JSON
+        out = []
+        for v in column:
+            if v is None or scorer.is_empty(v):
+                out.append(EMPTY_READ)
+            else:
+                text = scorer.canon_exact(v)
+                out.append(("json", text, f",{member}json:{text}"))
+        return out
+    known = cache.get(kind)
+    if known is None:  # nothing read yet: every distinct value is new
+        known = cache[kind] = {None: EMPTY_READ}
+        fresh = list(dict.fromkeys(column))
+    else:
+        got = list(map(known.get, column))
+        if None not in got:
+            return got
+        fresh = list(dict.fromkeys(itertools.compress(column, map(operator.not_, got))))
+    if None in fresh:
+        fresh.remove(None)
+    known.update(zip(fresh, _reads(walker, leaf, member, kind, fresh), strict=True))
+    return list(map(known.__getitem__, column))
+
+
+def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: list, result: list,
+              address: str, field: str, out: list, document: list) -> bool:
+    """``Walker.walk_array`` of an unordered array of flat objects given as raw lists, with
+    the same verdicts in the same order, a field at a time. Appends one :class:`FlatRows`
+    block when ``out`` is the ``document``'s own list (rows made when read), else rows.
+    Returns whether a block was appended."""
+    item_field = f"{field}[]"
+    names = [name for name, _ in fields]
+    # per field: its leaf, its signature member ("name"=), its address suffix below an
+    # item (.name or ["a.b"]) and its field path
+    specs = [(leaf, f"{scorer._quote(name)}=", scorer.join("x", name)[1:],
+              scorer.join(item_field, name)) for name, leaf in fields]
+    caches: list[dict[type, dict]] = [{} for _ in fields]
+
+    def kept(values: list) -> tuple[list[int], list[list]]:
+        """The index of each kept item (a non-empty object) and each field's values over
+        those items (columns)."""
+        if set(map(type, values)) == {dict}:  # plain dicts: read by dict.get, in C
+            items, index, get = values, range(len(values)), dict.get
+        else:
+            index = [i for i, value in enumerate(values) if isinstance(value, dict)]
+            items, get = [values[i] for i in index], _get
+        first = list(map(get, items, itertools.repeat(names[0])))
+        keep = [(f.__class__ is str and f.strip()) or f.__class__ in _NEVER_EMPTY
+                or not scorer.is_empty(item) for f, item in zip(first, items, strict=True)]
+        if not all(keep):  # a first field stating something settles most items
+            items = list(itertools.compress(items, keep))
+            index = itertools.compress(index, keep)
+            first = list(itertools.compress(first, keep))
+        columns = [first] + [list(map(get, items, itertools.repeat(name)))
+                             for name in names[1:]]
+        return list(index), columns
+
+    def read(columns: list[list]) -> tuple[list[str], list[list[tuple]]]:
+        """Each item's signature ('' when it states nothing) and the read of each value,
+        a column at a time."""
+        reads = []
+        for (leaf, member, _, _), cache, column in zip(specs, caches, columns, strict=True):
+            kinds = set(map(type, column))
+            kinds.discard(type(None))
+            if len(kinds) == 1:
+                reads.append(_column(walker, leaf, member, cache, *kinds, column))
+                continue
+            got: list[Any] = [EMPTY_READ] * len(column)  # mixed JSON types
+            for kind in kinds:
+                at = [k for k, v in enumerate(column) if v.__class__ is kind]
+                for k, found in zip(at, _column(walker, leaf, member, cache, kind,
+                                                [column[k] for k in at]), strict=True):
+                    got[k] = found
+            reads.append(got)
+        # ",<part>,<part>}" orders and equals as the definition's "{<part>,<part>}" (one
+        # first character replaced); "}" alone is an item stating nothing, signed ""
+        signatures = list(map("".join, zip(*[map(PART, got) for got in reads],
+                                           itertools.repeat("}"))))
+        if "}" in signatures:
+            signatures = ["" if text == "}" else text for text in signatures]
+        return signatures, reads
+
+    index_left, values_left = kept(label)
+    index_right, values_right = kept(result)
+    sig_left, reads_left = read(values_left)
+    sig_right, reads_right = read(values_right)
+    order_left = sorted(range(len(index_left)), key=sig_left.__getitem__)
+    order_right = sorted(range(len(index_right)), key=sig_right.__getitem__)
+    pairs: list[tuple[int, int]] = []
+    waiting: dict[str, collections.deque[int]] = {}
+    for k in order_left:
+        waiting.setdefault(sig_left[k], collections.deque()).append(k)
+    rest_right = []
+    for k in order_right:  # identical items first
+        bucket = waiting.get(sig_right[k])
+        if bucket and sig_right[k]:
+            pairs.append((bucket.popleft(), k))
+        else:
+            rest_right.append(k)
+    same = len(pairs)
+    taken = {p[0] for p in pairs}
+    rest_left = [k for k in order_left if k not in taken]
+    if rest_left and rest_right:
+        def pick(columns: list[list], at: list[int]) -> list[list]:
+            return [list(map(column.__getitem__, at)) for column in columns]
+
+        chosen = match_flat(walker, specs, pick(reads_left, rest_left),
+                            pick(reads_right, rest_right), pick(values_right, rest_right))
+        pairs += [(rest_left[r], rest_right[c]) for r, c in chosen]
+    block = _rows(walker, specs, address, pairs, same, index_left, index_right, values_left,
+                  values_right, reads_left, reads_right)
+    if out is document:  # read by nobody before the score: rows made when read
+        out.append(block)
+        return True
+    out.extend(map(verdict_of, block.rows()))  # read back by the walk (weights, unpaired)
+    return False
+
+
+def verdict_of(row: tuple) -> scorer.Verdict:
+    """The Verdict of a row: the canonical keys shown as JSON (``scorer.shown``)."""
+    address, field, kind, label, result, label_key, result_key = row
+    return scorer.Verdict(address, field, kind, label, result, scorer.shown(label_key),
+                          scorer.shown(result_key))
+
+
+#: Identical pairs from which their rows are checked at once (speed only).
+SAME_AT_ONCE = 16
+
+
+def _rows(walker: Any, specs: list[tuple], address: str, pairs: list[tuple[int, int]],
+          same: int, index_left: list[int], index_right: list[int], values_left: list[list],
+          values_right: list[list], reads_left: list[list], reads_right: list[list],
+          ) -> FlatRows:
+    """The verdict rows of the pairs and unpaired items, as a :class:`FlatRows` block."""
+    at_left = [k for k, _ in pairs]
+    at_right = [k for _, k in pairs]
+    bases = [f"{address}[{i}]" for i in map(index_left.__getitem__, at_left)]
+    columns = []  # per field, the columns of its rows of every pair, in pair order
+    for b, (leaf, _, suffix, path) in enumerate(specs):
+        got = list(map(reads_left[b].__getitem__, at_left))
+        seen = list(map(reads_right[b].__getitem__, at_right))
+        start, kinds, label_keys, result_keys = 0, [], [], []
+        if same >= SAME_AT_ONCE:
+            # identical items: every read is equal to its partner's, so each leaf is
+            # correct (or a correct absence) with the two reads' own keys; checked, not
+            # assumed (equal tags and keys), else compared one by one below
+            tags = list(map(TAG, got[:same]))
+            label_keys = list(map(KEY, got[:same]))
+            result_keys = list(map(KEY, seen[:same]))
+            if tags == list(map(TAG, seen[:same])) and label_keys == result_keys:
+                start = same
+                kinds = list(map(_SAME_KIND.get, tags, itertools.repeat("correct")))
+            else:
+                label_keys, result_keys = [], []
+        for g, r, c in zip(got[start:], seen[start:], at_right[start:], strict=True):
+            if g is EMPTY_READ:  # the label states nothing here
+                kind = "correct_absence" if r is EMPTY_READ else "hallucinated"
+                label_key = result_key = None
+            elif r is EMPTY_READ:
+                kind, label_key, result_key = "missing", None, None
+            else:
+                label_key = g[1]
+                # the result read under its own tag is its key when the tags agree (the
+                # same read object when both sides hold the same value)
+                result_key = r[1] if r is g or r[0] == g[0] else \
+                    walker.key(leaf, g[0], values_right[b][c])
+                kind = ("type_error" if result_key is None else
+                        "correct" if walker.equal(leaf, g[0], label_key, result_key)
+                        else "wrong_value")
+            kinds.append(kind)
+            label_keys.append(label_key)
+            result_keys.append(result_key)
+        columns.append((suffix, path, kinds, values_left[b], values_right[b], label_keys,
+                        result_keys))
+    paired_left, paired_right = set(at_left), set(at_right)
+    unpaired: list[tuple] = []
+    for side, index, reads, values, paired, kind in (
+            ("", index_left, reads_left, values_left, paired_left, "missing"),
+            ("r", index_right, reads_right, values_right, paired_right, "extra_item")):
+        for k, i in enumerate(index):
+            if k in paired:
+                continue
+            where = f"{address}[{side}{i}]"
+            for (_, _, suffix, path), got, value in zip(specs, reads, values, strict=True):
+                if got[k] is not EMPTY_READ:
+                    unpaired.append((where + suffix, path, kind,
+                                     value[k] if kind == "missing" else None,
+                                     None if kind == "missing" else value[k], None, None))
+    return FlatRows(bases, at_left, at_right, columns, unpaired)
+
+
+def match_flat(walker: Any, specs: list[tuple], left: list[list], right: list[list],
+               values: list[list]) -> list[tuple[int, int]]:
+    """Version 2.0's assignment of flat label items to result items (``scorer.pair_2_0``,
+    step 3), given a field at a time: the reads of the label items, of the result items
+    (read as a label would be) and the result items' values. A pair's weight is its
+    correct leaves (shared (field, tag, key)) times the ceiling, plus its leaves present
+    on both sides; the ceiling is one more than the most non-empty fields of a label
+    item times the smaller side.
+
+    Keys are numbered; result items are listed by key; each label key is joined to the
+    result items holding it, label rows a slice at a time, and (row, column) codes are
+    counted with ``np.unique`` (sorted), so weights arrive in canonical CSR order."""
+    rows, cols = len(left[0]), len(right[0])
+    size = 0  # key ids: a field's reads, numbered field after field
+    label_rows, label_ids, result_rows, result_ids = [], [], [], []
+    masks_left, masks_right = np.zeros(rows, np.uint64), np.zeros(cols, np.uint64)
+    for b, ((leaf, member, _, _), column) in enumerate(zip(specs, left, strict=True)):
+        numbers: dict[tuple, int] = {}  # equal reads <=> equal (tag, key)
+        ids = np.array([-1 if got is EMPTY_READ else numbers.setdefault(got, len(numbers))
+                        for got in column], np.int64)
+        found = np.flatnonzero(ids >= 0)
+        masks_left[found] |= np.uint64(1 << b)
+        label_rows.append(found)
+        label_ids.append(ids[found] + size)
+        tags = sorted({got[0] for got in numbers})
+        column = right[b]
+        only = tags[0] if len(tags) == 1 else None
+        ids = np.array([-2 if got is EMPTY_READ else numbers.get(got, -1)
+                        if got[0] == only else -3 for got in column], np.int64)
+        masks_right[ids != -2] |= np.uint64(1 << b)
+        others = np.flatnonzero(ids == -3)  # read under another tag than the label's
+        ids[others] = -1
+        found = np.flatnonzero(ids >= 0)
+        result_rows.append(found)
+        result_ids.append(ids[found] + size)
+        extra_rows, extra_ids = [], []
+        for c in others.tolist():
+            read_as, v = column[c], values[b][c]
+            for tag in tags:
+                if tag == read_as[0]:
+                    key = read_as
+                else:
+                    known = walker.key(leaf, tag, v)
+                    key = (tag, known, f",{member}{tag}:{scorer.shown(known)}")
+                number = numbers.get(key) if key[1] is not None else None
+                if number is not None:
+                    extra_rows.append(c)
+                    extra_ids.append(number + size)
+        result_rows.append(np.array(extra_rows, np.int64))
+        result_ids.append(np.array(extra_ids, np.int64))
+        size += len(numbers)
+    label_rows, label_ids = np.concatenate(label_rows), np.concatenate(label_ids)
+    order = np.argsort(label_rows, kind="stable")
+    label_rows, label_ids = label_rows[order], label_ids[order]
+    result_rows, result_ids = np.concatenate(result_rows), np.concatenate(result_ids)
+    if not len(result_rows):
+        return []
+    most = int(np.bitwise_count(masks_left).max(initial=0))
+    ceiling = most * min(rows, cols) + 1
+    graph = join_counts(rows, cols, label_rows, label_ids, result_rows, result_ids,
+                        masks_left, masks_right, ceiling, len(specs), size)
+    return solve.assign_csr_2_0(rows, cols, graph)
+
+
+def join_counts(rows: int, cols: int, label_rows: np.ndarray, label_ids: np.ndarray,
+                result_rows: np.ndarray, result_ids: np.ndarray, masks_left: np.ndarray,
+                masks_right: np.ndarray, ceiling: int, fields: int, size: int,
+                ) -> list[np.ndarray]:
+    """Pair weights of flat items in CSR layout with one dummy slot closing each row,
+    [indptr, indices, data]: ``shared * ceiling + present`` for every (row, column)
+    sharing at least one key id, where ``shared`` counts the key ids they share and
+    ``present`` the fields non-empty on both sides (bit masks). ``label_rows`` must be
+    ascending; a label row holds a key id at most once per field, so shared = number of
+    join entries of the pair. Label rows are joined a slice at a time, (row, column)
+    codes counted by ``np.unique`` (sorted), and written straight into place."""
+    by_key = np.argsort(result_ids, kind="stable")
+    sorted_rows = result_rows[by_key]
+    del by_key
+    per_key = np.bincount(result_ids, minlength=size)
+    first = np.cumsum(per_key) - per_key
+    fan = per_key[label_ids]  # result entries joined to each label entry
+    del per_key
+    total = int(fan.sum()) + rows  # a bound: pages never written are never resident
+    indices = np.zeros(total, np.int32)
+    data = np.zeros(total, solve.weight_type(fields * ceiling + fields))
+    indptr = np.ones(rows + 1, np.int64)  # each row's dummy slot
+    indptr[0] = 0
+    ends = np.cumsum(fan)
+    written, start, done = 0, 0, 0  # slots of the rows before row ``done``, dummies included
+    while start < len(label_rows):
+        stop = int(np.searchsorted(ends, (ends[start - 1] if start else 0) + _JOIN_SLICE,
+                                   side="right"))
+        stop = max(stop, start + 1)
+        if stop < len(label_rows):  # whole label rows only
+            stop = int(np.searchsorted(label_rows, label_rows[stop], side="left"))
+            if stop <= start:
+                stop = int(np.searchsorted(label_rows, label_rows[start], side="right"))
+        low, high = int(label_rows[start]), int(label_rows[stop - 1]) + 1
+        written += low - done  # rows between slices hold no key: their dummy slot only
+        part = fan[start:stop]
+        count = int(part.sum())
+        if count:
+            offsets = np.repeat(first[label_ids[start:stop]] - (np.cumsum(part) - part), part)
+            offsets += np.arange(count)
+            codes = np.repeat(label_rows[start:stop] - low, part) * cols + sorted_rows[offsets]
+            del offsets
+            codes, shared = np.unique(codes, return_counts=True)
+            r = codes // cols
+            c = codes - r * cols
+            present = np.bitwise_count(masks_left[r + low] & masks_right[c])
+            per_row = np.bincount(r, minlength=high - low)
+            at = written + np.arange(len(codes)) + r  # one dummy slot after each row
+            indices[at] = c
+            data[at] = shared * ceiling + present
+            indptr[low + 1:high + 1] += per_row
+            del codes, shared, r, c, present, at
+        written += int(indptr[low + 1:high + 1].sum())
+        start, done = stop, high
+    np.cumsum(indptr, out=indptr)
+    end = int(indptr[-1])
+    return [indptr, indices[:end], data[:end]]
+
+
+def _get(item: dict, name: str) -> Any:
+    """``item.get(name)``: a member of a dict of any class (dict.get reads plain ones)."""
+    return item.get(name)
+
