@@ -1,43 +1,33 @@
-"""leafscore scorer: the definition of every scoring version, in one file.
+"""leafscore's scorer: the definition of every scoring version, in one file.
 
-A system reads a document and returns JSON for a JSON Schema; this file scores that
-JSON (the *result*, or prediction) against a hand-verified *label*, leaf by leaf. It is
-the metric as its specifications state it (``shared/spec/scoring-*.md``), each rule in
-one place, written to be read and checked; the ``leafscore`` package runs the same
-definition faster (``leafscore._fast``) and proves in its tests that both engines give
-the same verdicts, row for row.
+A system reads a document and returns JSON for a JSON Schema; this file scores that JSON
+(the *result*, or prediction) against a hand-verified *label*, leaf by leaf, as the
+specifications say (``shared/spec/scoring-*.md``), each rule in one place. The
+``leafscore`` package runs the same definition faster (``leafscore._fast``) and proves
+in its tests that both engines give the same verdicts, row for row.
 
-Scoring versions (a change in any score is a new version; old versions stay frozen):
-
-* **2.0** -- leafscore's own metric, ``spec/scoring-2.0.md``: typed canonical values,
-  optimal order-free array matching, one verdict per leaf. Frozen with its known fault:
-  ties between optimal pairings are broken by the solver its release picked by size.
-* **1.0** -- DocuBench 0.1.0 exactly, ``spec/scoring-1.0.md``, faults included: greedy
+* **2.0** -- leafscore's own metric (``spec/scoring-2.0.md``): typed canonical values,
+  optimal order-free array matching, one verdict per leaf; frozen with its known fault,
+  ties between optimal pairings broken by the solver its release picked by size.
+* **1.0** -- DocuBench 0.1.0 exactly (``spec/scoring-1.0.md``), faults included: greedy
   pairing, ``\\W``-stripped text, arrays keyed by their top-level member.
 
-The model, in five bullets:
-
-* the schema picks the scored leaves (field paths such as ``lines[].qty``);
-* each leaf value is reduced to one canonical value per comparison kind;
-* array items are paired order-independently before their leaves are compared;
-* every scored leaf gets one verdict (correct, wrong_value, missing, ...);
-* the document score is the share of correct verdicts; systems are macro averages.
-
-Usage::
+The model: the schema picks the scored leaves (field paths such as ``lines[].qty``);
+each leaf value is read once into one canonical value of its comparison kind; array
+items are paired order-independently; every scored leaf gets one verdict (correct,
+wrong_value, missing, ...); a document scores the share of correct verdicts, a system
+the macro average.
 
     >>> import scorer
     >>> scorer.score({"total": "1,240.00"}, {"type": "object",
     ...     "properties": {"total": {"type": "number"}}}, {"total": 1240}).value
     1.0
 
-Command line::
-
-    $ python scorer.py                          # score the benchmark in the current folder
-    $ python scorer.py RESULT SCHEMA LABEL      # one document
-
-The file reads top to bottom: vocabulary and types; canonical values; schema walk; one
-leaf; arrays; document; version 1.0; versions and entry points; reading files and CLI.
-docs/SCORING.md maps each section of the specifications to the function stating it.
+``python scorer.py`` scores the benchmark folder in the current directory;
+``python scorer.py RESULT SCHEMA LABEL`` one document. Sections, in reading order:
+2 vocabulary; 3 canonical values; 4 schema walk; 5 one leaf; 6-7 reading, the walk and
+pairing; 8 version 1.0; 9 versions and entry points; 10 files, folder and command line.
+docs/SCORING.md maps each section of the specifications to the function that states it.
 """
 
 from __future__ import annotations
@@ -67,10 +57,8 @@ import regex
 # 2. Vocabulary and types
 # =====================================================================================
 
-#: The scoring versions this file implements, oldest first.
-SCORING_VERSIONS: tuple[str, ...] = ("1.0", "2.0")
-#: The version ``score()`` uses when none is given.
-DEFAULT_VERSION = "2.0"
+SCORING_VERSIONS: tuple[str, ...] = ("1.0", "2.0")  #: the versions defined here, oldest first
+DEFAULT_VERSION = "2.0"  #: what ``score()`` uses when no version is given
 
 
 def json_pointer(path: Sequence[Any]) -> str:
@@ -79,7 +67,6 @@ def json_pointer(path: Sequence[Any]) -> str:
 
 
 def _token(name: str) -> str:
-    """``name`` as one RFC 6901 pointer token (``~`` -> ``~0``, ``/`` -> ``~1``)."""
     return name.replace("~", "~0").replace("/", "~1")
 
 
@@ -87,14 +74,11 @@ class InputError(ValueError):
     """Input leafscore cannot use, at a place: the one error family of scorer and package.
 
     ``file`` names the input as given (a path, ``"gold.jsonl:3"``, or ``""`` in memory);
-    ``pointer`` is an RFC 6901 JSON pointer into it (``""`` is the whole value), a TOML
-    key, or a text position such as ``"line 3 column 5"`` or ``"byte 17"``; ``reason``
-    says what is wrong. Every field is in ``.args``, so the error pickles across worker
-    processes. One string form, printed on one line::
-
-        schemas/a.json#/properties/x: reason     (a JSON pointer)
-        benchmark.toml:options: reason           (a key or a text position)
-        labels/a.json: reason                    (the whole file)
+    ``pointer`` is an RFC 6901 pointer into it (``""``: the whole value), a TOML key, or a
+    text position (``"line 3 column 5"``, ``"byte 17"``); ``reason`` says what is wrong.
+    Every field is in ``.args``, so it pickles across workers. Printed on one line:
+    ``schemas/a.json#/properties/x: reason``, ``benchmark.toml:options: reason``,
+    ``labels/a.json: reason``.
     """
 
     def __init__(self, file: str, pointer: str, reason: str) -> None:
@@ -115,50 +99,37 @@ class InputError(ValueError):
 
 
 class ScoringError(InputError):
-    """A schema or label the metric cannot score. Never raised for a bad result.
-
-    ``pointer`` is an RFC 6901 JSON pointer into the schema (``/properties/rows/anyOf/0``)
-    or the label; otherwise as :class:`InputError`.
-    """
+    """A schema or label the metric cannot score (``pointer`` into it). Never raised for
+    a bad result."""
 
 
-#: Verdict kind -> its (tp, fp, fn) contribution (spec 2.0 §4). ``correct_absence`` (both
-#: sides empty) is reported only and never scored.
+#: Verdict kind -> its (tp, fp, fn) (spec 2.0 §4). ``correct_absence`` (both sides
+#: empty) is reported only, never scored.
 VERDICT_KINDS: dict[str, tuple[int, int, int]] = {
-    "correct": (1, 0, 0),
-    "wrong_value": (0, 1, 1),
-    "type_error": (0, 1, 1),
-    "missing": (0, 0, 1),
-    "hallucinated": (0, 1, 0),
-    "extra_item": (0, 1, 0),
-    "parse_failure": (0, 0, 1),
-    "correct_absence": (0, 0, 0),
+    "correct": (1, 0, 0), "wrong_value": (0, 1, 1), "type_error": (0, 1, 1),
+    "missing": (0, 0, 1), "hallucinated": (0, 1, 0), "extra_item": (0, 1, 0),
+    "parse_failure": (0, 0, 1), "correct_absence": (0, 0, 0),
 }
-#: Verdicts of a leaf present on both sides (what a pair weight counts as "both").
-BOTH_SIDES = frozenset({"correct", "wrong_value", "type_error"})
-#: Verdicts of a leaf present on one side only inside a paired item (spec 2.1 §1).
-ONE_SIDE = frozenset({"missing", "hallucinated", "extra_item"})
+BOTH_SIDES = frozenset({"correct", "wrong_value", "type_error"})  #: present on both sides
+ONE_SIDE = frozenset({"missing", "hallucinated", "extra_item"})  #: present on one side only
 #: The ``compare`` values an ``x-leafscore`` option may name (spec 2.0 §2).
 COMPARE_MODES: tuple[str, ...] = ("exact", "text", "number", "date", "boolean", "fuzzy", "ignore")
 #: Date formats tried after ISO 8601 when a field sets none (spec 2.0 §3), in order.
 DEFAULT_DATE_FORMATS: tuple[str, ...] = (
-    "%Y-%m-%d", "%m/%d/%Y", "%d.%m.%Y", "%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%Y/%m/%d",
-)
+    "%Y-%m-%d", "%m/%d/%Y", "%d.%m.%Y", "%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%Y/%m/%d")
 
 
 class Verdict(NamedTuple):
     """The fate of one leaf address in one document (versions 2.x).
 
-    ``address`` is the concrete place (``lines[3].qty``: label item 3; a result item paired
-    with no label item is written ``lines[r5].qty``), ``field`` the path per-field counts
-    group by (``lines[].qty``; a member name that is empty or holds ``.`` ``[`` ``]`` ``"``
-    ``\\`` is written ``["<name>"]``, so ``["a.b"]`` and ``a.b`` never meet), ``kind`` a
-    key of :data:`VERDICT_KINDS`. ``label`` and ``result`` are the raw JSON values as read
-    (``None`` when absent); ``label_canon`` and ``result_canon`` are what the comparison
-    saw, as JSON values: text as its canonical string, numbers as a plain decimal string
-    (``"1240"``), dates as ISO text (an unreadable date as ``"~"`` + its text canon),
-    booleans as booleans, exact values as canonical JSON text; ``None`` for an empty or
-    unreadable side.
+    ``address``: the concrete place (``lines[3].qty``: label item 3; ``lines[r5].qty``: a
+    result item paired with no label item); ``field``: the path per-field counts group by
+    (``lines[].qty``; a member name that is empty or holds ``.[]"\\`` is written
+    ``["<name>"]``); ``kind``: a key of :data:`VERDICT_KINDS`; ``label``/``result``: the
+    raw JSON values (``None`` when absent); ``label_canon``/``result_canon``: what the
+    comparison saw, as JSON (text canon, numbers as plain decimal text, dates as ISO text
+    or ``"~"`` + text canon, booleans, exact values as canonical JSON), ``None`` for an
+    empty or unreadable side.
     """
 
     address: str
@@ -170,19 +141,15 @@ class Verdict(NamedTuple):
     result_canon: Any
 
     def to_dict(self) -> dict[str, Any]:
-        """The verdict as a flat JSON object with the seven field names as keys."""
+        """The seven fields as a JSON object."""
         return self._asdict()
 
 
 @dataclass(frozen=True)
 class FieldCounts:
-    """Counts of one field path summed over its verdicts: ``tp``, ``fp``, ``fn`` >= 0.
-
-    ``precision`` = tp / (tp + fp), ``recall`` = tp / (tp + fn) and ``f1`` =
-    2 tp / (2 tp + fp + fn) (the harmonic mean written in counts, so it is defined
-    whenever any count is non-zero); each is ``None`` when its denominator is 0
-    (spec 2.0 §4: "0/0 is reported as none, never as 0 or 1").
-    """
+    """The counts of one field path: ``tp``, ``fp``, ``fn`` >= 0. ``precision`` = tp /
+    (tp + fp), ``recall`` = tp / (tp + fn), ``f1`` = 2 tp / (2 tp + fp + fn); each is
+    ``None`` when its denominator is 0 (spec 2.0 §4: "0/0 is reported as none")."""
 
     tp: int = 0
     fp: int = 0
@@ -202,26 +169,25 @@ class FieldCounts:
         return 2 * self.tp / denominator if denominator else None
 
     def __add__(self, other: FieldCounts) -> FieldCounts:
-        """Counts summed: how per-field counts add up over documents and fields."""
         return FieldCounts(self.tp + other.tp, self.fp + other.fp, self.fn + other.fn)
 
     def to_dict(self) -> dict[str, Any]:
-        """``{"tp", "fp", "fn", "precision", "recall", "f1"}``; undefined ratios are None."""
+        """``{"tp", "fp", "fn", "precision", "recall", "f1"}``."""
         return {"tp": self.tp, "fp": self.fp, "fn": self.fn,
                 "precision": self.precision, "recall": self.recall, "f1": self.f1}
 
 
 @dataclass(frozen=True)
 class DocScore:
-    """The score of one document under a 2.x version, derived entirely from its verdicts.
+    """A document's score under a 2.x version, derived entirely from its verdicts.
 
-    ``value``: accuracy in [0, 1] = correct / scored verdicts (1.0 when nothing is scored,
-    0.0 for a parse failure). ``verdicts``: one :class:`Verdict` per leaf address, in the
-    order of the walk (a sequence; the fast engine may build its items on first read).
-    ``counts``: every key of :data:`VERDICT_KINDS`, zeros included. ``fields``: field path
-    -> :class:`FieldCounts`, sorted by path, for fields with at least one scored verdict.
-    ``exact``: False only if a safety budget made a pairing approximate (spec 2.0 §5; the
-    definition never approximates, the fast engine's budgets are in docs/LIMITS.md).
+    ``value``: accuracy in [0, 1] = correct / scored verdicts (1.0 when nothing is
+    scored, 0.0 for a parse failure); ``verdicts``: one :class:`Verdict` per leaf
+    address, in walk order (a sequence; the fast engine makes its items when read);
+    ``counts``: every kind of :data:`VERDICT_KINDS`, zeros included; ``fields``: field
+    path -> :class:`FieldCounts`, sorted, for fields with a scored verdict; ``exact``:
+    False only where a safety budget made a pairing approximate (spec 2.0 §5; the
+    definition never approximates; the fast engine's budgets are in docs/LIMITS.md).
     """
 
     version: str
@@ -234,27 +200,21 @@ class DocScore:
     @classmethod
     def from_verdicts(cls, verdicts: Sequence[Verdict], *, version: str = "2.0",
                       exact: bool = True) -> DocScore:
-        """Counts, fields and accuracy summed from ``verdicts``: the one summation.
-
-        Accuracy = correct / verdicts other than ``correct_absence``, 1.0 when there are
-        none (:meth:`accuracy_of`). A parse failure's 0.0 is set by its rule (§9).
-        """
+        """Counts, fields and accuracy summed from ``verdicts``: the one summation."""
         counts = dict.fromkeys(VERDICT_KINDS, 0)
         sums: dict[str, tuple[int, int, int]] = {}
         for verdict in verdicts:
             counts[verdict.kind] += 1
             if verdict.kind != "correct_absence":
-                tp, fp, fn = sums.get(verdict.field, (0, 0, 0))
-                add = VERDICT_KINDS[verdict.kind]
+                add, (tp, fp, fn) = VERDICT_KINDS[verdict.kind], sums.get(verdict.field, (0, 0, 0))
                 sums[verdict.field] = (tp + add[0], fp + add[1], fn + add[2])
         fields = {path: FieldCounts(*sums[path]) for path in sorted(sums)}
         return cls(version, cls.accuracy_of(counts), tuple(verdicts), counts, fields, exact)
 
     @staticmethod
     def accuracy_of(counts: Mapping[str, int]) -> float:
-        """Accuracy from verdict counts (every key of :data:`VERDICT_KINDS`): correct /
-        counts other than ``correct_absence``, 1.0 when there are none. A stored score is
-        checked against it (``leafscore.cells``), so this is the one place it is written."""
+        """Correct / counts other than ``correct_absence``, 1.0 when there are none: the one
+        place accuracy is written (a stored score is checked against it)."""
         scored = sum(counts.values()) - counts["correct_absence"]
         return counts["correct"] / scored if scored else 1.0
 
@@ -263,22 +223,19 @@ class DocScore:
         return dataclasses.replace(self, **changes)
 
     def verdict_tally(self) -> dict[tuple[str, str], int]:
-        """(field path, verdict kind) -> how many verdicts, for every pair that occurs,
-        correct absences included; keys in first-seen order."""
+        """(field path, kind) -> how many verdicts, correct absences included, in
+        first-seen order."""
         tally: dict[tuple[str, str], int] = {}
         for verdict in self.verdicts:
-            key = (verdict.field, verdict.kind)
-            tally[key] = tally.get(key, 0) + 1
+            tally[verdict.field, verdict.kind] = tally.get((verdict.field, verdict.kind), 0) + 1
         return tally
 
     def to_dict(self, verdicts: bool = False) -> dict[str, Any]:
-        """JSON form: keys ``version``, ``accuracy``, ``counts``, ``fields`` (each field as
-        :meth:`FieldCounts.to_dict`), ``verdicts`` when asked, and ``exact`` only when it
-        is False."""
+        """``{"version", "accuracy", "counts", "fields"}``, with ``"verdicts"`` when asked
+        and ``"exact"`` only when it is False."""
         out: dict[str, Any] = {
             "version": self.version, "accuracy": self.value, "counts": dict(self.counts),
-            "fields": {path: counts.to_dict() for path, counts in self.fields.items()},
-        }
+            "fields": {path: counts.to_dict() for path, counts in self.fields.items()}}
         if not self.exact:
             out["exact"] = False
         if verdicts:
@@ -287,7 +244,7 @@ class DocScore:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> DocScore:
-        """Inverse of ``to_dict(verdicts=True)`` (for caches). KeyError if a key is missing."""
+        """Inverse of ``to_dict(verdicts=True)``. KeyError if a key is missing."""
         fields = {path: FieldCounts(c["tp"], c["fp"], c["fn"])
                   for path, c in data["fields"].items()}
         return cls(data["version"], data["accuracy"],
@@ -305,22 +262,19 @@ def _option_number(name: str, value: Any, low: float, high: float) -> float:
         raise ValueError(f"x-leafscore option {name!r} is too large for a float") from None
     if not (math.isfinite(value) and low <= value <= high):
         raise ValueError(f"x-leafscore option {name!r}={value!r} is outside [{low}, {high}]")
-    return float(value)
+    return value
 
 
 @dataclass(frozen=True)
 class Options:
-    """Per-field scoring options: the ``x-leafscore`` keys (spec 2.0 §2), all optional.
+    """Per-field scoring options, the ``x-leafscore`` keys (spec 2.0 §2): benchmark-wide
+    defaults refined by schema nodes with :meth:`merged` (inherited, nearest node wins).
 
-    An instance holds benchmark-wide defaults; schema nodes refine it with
-    :meth:`merged` (inherited by descendants, nearest node winning, option by option).
-
-    ``compare``: one of :data:`COMPARE_MODES`, or None to take the comparator from the
-    schema type. ``abs_tol`` >= 0 and ``rel_tol`` in [0, 1]: number tolerances,
-    ``|a - b| <= max(abs_tol, rel_tol * max(|a|, |b|))``. ``threshold`` in [0, 1]: fuzzy
-    similarity needed (rapidfuzz normalized Indel similarity). ``decimal_separator``:
-    ``"."`` or ``","``. ``date_formats``: ``strptime`` formats replacing
-    :data:`DEFAULT_DATE_FORMATS` (ISO 8601 is always tried first). ``ordered``: compare
+    ``compare``: a :data:`COMPARE_MODES` value, or None (by schema type); ``abs_tol`` >= 0
+    and ``rel_tol`` in [0, 1]: equal when ``|a - b| <= max(abs_tol, rel_tol * max(|a|,
+    |b|))``; ``threshold`` in [0, 1]: fuzzy similarity needed; ``decimal_separator``:
+    ``"."`` or ``","``; ``date_formats``: ``strptime`` formats replacing
+    :data:`DEFAULT_DATE_FORMATS` (ISO 8601 is always tried first); ``ordered``: pair
     array items by position.
     """
 
@@ -334,12 +288,12 @@ class Options:
 
     @classmethod
     def from_mapping(cls, mapping: Mapping[str, Any] | None) -> Options:
-        """Options from a mapping such as ``{"abs_tol": 0.01}``; ValueError naming bad keys."""
+        """Options from a mapping such as ``{"abs_tol": 0.01}``; ValueError as :meth:`merged`."""
         return cls().merged(mapping)
 
     def merged(self, mapping: Mapping[str, Any] | None) -> Options:
-        """A copy with ``mapping``'s options set. Raises ValueError naming an unknown key
-        or a bad value (the message quotes the value and, for choices, the choices)."""
+        """A copy with ``mapping``'s options set. Raises ValueError naming an unknown key or
+        quoting a bad value (and the choices, for choices)."""
         if mapping is None:
             return self
         if not isinstance(mapping, Mapping):
@@ -376,8 +330,8 @@ class Options:
         return out
 
     def digest(self) -> str:
-        """First 8 hex digits of the sha256 of :meth:`to_dict` as canonical JSON
-        (sorted keys, no spaces): the ``opts:`` part of a signature."""
+        """The ``opts:`` part of a signature: 8 hex digits of the sha256 of
+        :meth:`to_dict` as canonical JSON (sorted keys, no spaces)."""
         text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
 
@@ -390,27 +344,22 @@ class Options:
 # =====================================================================================
 # 3. Canonical values (spec 2.0 §3, §7 "Values")
 # =====================================================================================
-# One function per comparison kind. Each returns the canonical value of a JSON scalar,
-# or None when it cannot be read as that kind. Every comparison, pair weight, signature
-# and candidate key is made from these values and nothing else.
+# One function per comparison kind: the canonical value of a JSON scalar, or None when it
+# cannot be read as that kind. Comparisons, pair weights, signatures and candidate keys
+# are all made from these values and nothing else.
 
 
 def is_empty(value: Any) -> bool:
-    """True when ``value`` states nothing (spec 2.0 §3): ``None``, ``""``, whitespace-only
+    """Whether ``value`` states nothing (spec 2.0 §3): ``None``, ``""``, whitespace-only
     text, ``[]``, ``{}``, or a container whose members are all empty. Numbers and
-    booleans are never empty; placeholder words such as ``"N/A"`` are values.
-    Iterative, so any nesting depth is safe."""
+    booleans never are; ``"N/A"`` is a value. Iterative: any depth is safe."""
     if value is None:
         return True
     if isinstance(value, str):
         return not value.strip()
-    if not isinstance(value, dict | list | tuple):
-        return False
     stack = [value]
     while stack:
         item = stack.pop()
-        if item is None:
-            continue
         if isinstance(item, str):
             if item.strip():
                 return False
@@ -418,18 +367,17 @@ def is_empty(value: Any) -> bool:
             stack.extend(item.values())
         elif isinstance(item, list | tuple):
             stack.extend(item)
-        else:
+        elif item is not None:
             return False
     return True
 
 
 def plain_decimal(number: Decimal) -> str:
     """Shortest plain decimal text of a finite Decimal: ``Decimal("12.0")`` -> ``"12"``,
-    ``-0`` -> ``"0"``. Exponents beyond 40 digits are written ``1.5E+99`` instead."""
+    ``-0`` -> ``"0"``; exponents beyond 40 digits as ``1.5E+99``."""
     text = str(number)
     if len(text) <= 40 and "E" not in text:  # str wrote it plainly: drop trailing zeros
-        if "." in text:
-            text = text.rstrip("0").rstrip(".")
+        text = text.rstrip("0").rstrip(".") if "." in text else text
         return "0" if text in ("0", "-0") else text
     sign, digits, exponent = number.as_tuple()
     digits = list(digits)
@@ -440,32 +388,28 @@ def plain_decimal(number: Decimal) -> str:
         return "0"
     text, minus = "".join(map(str, digits)), "-" if sign else ""
     if -40 <= exponent <= 40 and len(digits) + exponent <= 60:
+        point = len(text) + exponent
         if exponent >= 0:
             return minus + text + "0" * exponent
-        point = len(text) + exponent
-        if point > 0:
-            return f"{minus}{text[:point]}.{text[point:]}"
-        return f"{minus}0.{'0' * -point}{text}"
+        return f"{minus}{text[:point]}.{text[point:]}" if point > 0 else \
+            f"{minus}0.{'0' * -point}{text}"
     mantissa = text[0] + ("." + text[1:] if len(text) > 1 else "")
     return f"{minus}{mantissa}E{len(digits) + exponent - 1:+d}"
 
 
 def json_decimal(value: Any) -> Decimal | None:
-    """A JSON number (int, float or Decimal; never a bool) as an exact Decimal, or None.
-
-    Read from a file, a float keeps its written form (:class:`JSONNumber`); a Python
-    float gives its shortest form (``0.1`` -> ``Decimal("0.1")``), never the binary
-    value. NaN and Infinity give None (spec 2.0 §7: numbers are exact decimals)."""
+    """A JSON number (never a bool) as an exact Decimal, or None for NaN/Infinity: a float
+    read from a file by its written form (:class:`JSONNumber`), any other float by its
+    shortest form (``0.1`` -> ``Decimal("0.1")``), never its binary value (spec 2.0 §7)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
         return Decimal(value)
     if isinstance(value, float):
-        if not math.isfinite(value):
-            return None
-        return Decimal(value.text if type(value) is JSONNumber else repr(value))
-    if isinstance(value, Decimal):
-        return value if value.is_finite() else None
+        return Decimal(value.text if type(value) is JSONNumber else repr(value)) \
+            if math.isfinite(value) else None
+    if isinstance(value, Decimal) and value.is_finite():
+        return value
     return None
 
 
@@ -480,41 +424,47 @@ _SPACE = regex.compile(r"[\s\p{Z}]+")
 _SIGN = regex.compile(r"[+-](?=\p{Nd})")
 _TEXT_DROP = regex.compile(r"(?!(?<=\p{Nd})[.,/:](?=\p{Nd}))[\p{P}\p{S}]")
 _STREAM_SAFE_RUN = 30  # non-starters in a row, UAX #15 section 13
-_CGJ = "\u034f"  # COMBINING GRAPHEME JOINER: a starter that blocks reordering
 
 
 def _stream_safe(text: str) -> str:
-    """``text`` in the Stream-Safe Text Format of UAX #15 §13: a CGJ after every 30
-    non-starters in a row (docs/SCORING.md, choices: NFKC's canonical reordering is quadratic
-    in such a run; real text never holds one). Applied to both sides alike."""
-    def non_starter(char: str) -> bool:
-        return all(unicodedata.combining(c) for c in unicodedata.normalize("NFKD", char))
-
+    """``text`` in the Stream-Safe Text Format of UAX #15 §13: U+034F after every 30
+    non-starters in a row, on both sides alike (docs/SCORING.md, choices: NFKC's
+    reordering is quadratic in such a run; real text never holds one)."""
     if len(text) <= _STREAM_SAFE_RUN:
         return text
-    marks = [c for c in set(text) if non_starter(c)]
+    marks = [c for c in set(text) if all(map(unicodedata.combining,
+                                             unicodedata.normalize("NFKD", c)))]
     if not marks:
         return text
     run = re.compile(f"[{''.join(map(re.escape, marks))}]{{{_STREAM_SAFE_RUN + 1},}}")
     size = _STREAM_SAFE_RUN
-    return run.sub(lambda m: _CGJ.join(m[0][k:k + size] for k in range(0, len(m[0]), size)),
+    return run.sub(lambda m: "\u034f".join(m[0][k:k + size] for k in range(0, len(m[0]), size)),
                    text)
 
 
 def text_fold(text: str) -> str:
     """The first five text steps (spec 2.0 §7): strip; NFKC (of the stream-safe form);
-    casefold; delete ``\\p{Cf}`` and variation selectors; fold the fraction slashes to
-    ``/``, dashes and the minus sign to ``-``, curly quotes to ASCII."""
+    casefold; delete ``\\p{Cf}`` and variation selectors; fold fraction slashes to ``/``,
+    dashes and minus to ``-``, curly quotes to ASCII."""
     if text.isascii():  # NFKC, the deletions and the folds leave ASCII as it is
         return text.strip().lower()
     text = unicodedata.normalize("NFKC", _stream_safe(text.strip())).casefold()
     return _DASH.sub("-", _CF.sub("", text).translate(_FOLDS)).strip()
 
 
-def _text_canon(folded: str) -> str:
-    """Steps six to eight on folded text: keep a leading sign directly before a digit,
-    delete whitespace, then punctuation and symbols except ``. , / :`` between two
-    digits; a value this empties keeps its folded text without whitespace."""
+def canon_text(value: Any) -> str:
+    """Canonical text of a scalar (spec 2.0 §3, §7 "Text canon, in order"): after
+    :func:`text_fold`, keep a leading sign directly before a digit, delete whitespace,
+    then ``\\p{P}``/``\\p{S}`` except ``. , / :`` between two digits; a value this empties
+    keeps its folded text without whitespace. Numbers read as their shortest exact
+    decimal, booleans as ``true``/``false``. ``"Acme, Inc."`` -> ``"acmeinc"``,
+    ``"-98.2"`` -> ``"-98.2"``, ``"1 / 2"`` -> ``"1/2"``, ``"—"`` -> ``"-"``."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if not isinstance(value, str):
+        number = json_decimal(value)
+        return plain_decimal(number) if number is not None else str(value).casefold()
+    folded = text_fold(value)
     if folded.isascii() and (bare := folded.replace(" ", "")).isalnum():
         return bare  # ASCII letters, digits and spaces: no sign, nothing else to delete
     sign = _SIGN.match(folded)
@@ -522,21 +472,6 @@ def _text_canon(folded: str) -> str:
     if canon:
         return folded[0] + canon if sign else canon
     return _SPACE.sub("", folded)
-
-
-def canon_text(value: Any) -> str:
-    """Canonical text of a scalar (spec 2.0 §3 text, §7 "Text canon, in order").
-
-    Numbers read as their shortest exact decimal (``12.0`` -> ``"12"``), booleans as
-    ``"true"``/``"false"``. ``"Acme, Inc."`` -> ``"acmeinc"``, ``"-98.2"`` ->
-    ``"-98.2"``, ``"1 / 2"`` -> ``"1/2"``, ``"—"`` -> ``"-"`` (not empty).
-    """
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if not isinstance(value, str):
-        number = json_decimal(value)
-        return plain_decimal(number) if number is not None else str(value).casefold()
-    return _text_canon(text_fold(value))
 
 
 # ----- numbers -------------------------------------------------------------------------
@@ -548,11 +483,9 @@ _ISO_4217 = frozenset("""AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN
     MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB
     PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL SOS SRD
     SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD UYU UZS VES VND VUV
-    WST XAF XCD XOF XPF YER ZAR ZMW ZWL""".split())
-_DIGITS = frozenset("0123456789")
+    WST XAF XCD XOF XPF YER ZAR ZMW ZWL""".split())  # noqa: SIM905 - a list too long to quote
 _GROUPING = frozenset(",. '_")  # NFKC has already made NBSP and thin spaces plain spaces
 _EXPONENT = regex.compile(r"[+-]?[0-9]{1,9}")
-_SIX_PLACES = Decimal("0.000001")
 
 
 def _currency_at(text: str, front: bool) -> int:
@@ -566,12 +499,10 @@ def _currency_at(text: str, front: bool) -> int:
 
 
 def _peel(text: str, currency_at: Callable[[str, bool], int]) -> tuple[str, bool] | None:
-    """The bare numeral of a number string and whether it is negative, or None.
-
-    Sign, currency and accounting parentheses combine in any order around the numeral
-    (``$(1,234)``, ``($1,234)``, ``(500) USD``, ``-$5``, ``5-``), each at most once, and a
-    ``%`` may close it; parentheses are the one sign marker, so ``-($5)`` is unreadable.
-    Each step strips a known character, so the work is linear in the markers."""
+    """The bare numeral of a number string and whether it is negative, or None: sign,
+    currency and accounting parentheses in any order around it (``$(1,234)``, ``(500)
+    USD``, ``-$5``, ``5-``), each at most once, a ``%`` may close it; parentheses are the
+    one sign marker. Linear in the markers (each step strips a known character)."""
     signs = currencies = opened = closed = percents = 0
     negative = False
     while text:
@@ -589,12 +520,10 @@ def _peel(text: str, currency_at: Callable[[str, bool], int]) -> tuple[str, bool
         text = text.lstrip()
     while text:
         size = currency_at(text, False)
-        if text[-1] == "-":
-            signs, negative, text = signs + 1, True, text[:-1]
-        elif text[-1] == ")":
-            closed, text = closed + 1, text[:-1]
-        elif text[-1] == "%":
-            percents, text = percents + 1, text[:-1]
+        if text[-1] in "-)%":
+            signs, closed, percents = (signs + (text[-1] == "-"), closed + (text[-1] == ")"),
+                                       percents + (text[-1] == "%"))
+            negative, text = negative or text[-1] == "-", text[:-1]
         elif size:
             currencies, text = currencies + 1, text[:-size]
         else:
@@ -602,61 +531,51 @@ def _peel(text: str, currency_at: Callable[[str, bool], int]) -> tuple[str, bool
         if signs + closed > 1 or currencies > 1 or percents > 1:
             return None
         text = text.rstrip()
-    if opened != closed or signs + opened > 1:
-        return None
-    return text, negative or opened == 1
+    return (text, negative or opened == 1) if opened == closed and signs + opened <= 1 else None
 
 
 def _grouped(whole: str, mark: str) -> str | None:
-    """The digits of an integer part grouped by ``mark``: western groups of 3
-    (``1,234,567``) or Indian 2-digit groups before the last 3 (``12,34,567``). A first
-    group starting with ``0`` is never a thousands group (``0,456`` is not 456)."""
+    """The digits of an integer part grouped by ``mark`` (groups of 3, or Indian 2-digit
+    groups before the last 3); a first group starting with ``0`` never groups."""
     groups = whole.split(mark)
     first, middle, last = groups[0], groups[1:-1], groups[-1]
-    if not first or first[0] == "0" or len(last) != 3 or len(first) > 3:
-        return None
     sizes = {len(g) for g in middle}
-    if not (sizes <= {3} or (len(first) <= 2 and sizes <= {2})):
+    if not first or first[0] == "0" or len(last) != 3 or len(first) > 3 or not (
+            sizes <= {3} or (len(first) <= 2 and sizes <= {2})):
         return None
     return "".join(groups)
 
 
 def _numeral(numeral: str, separator: str, bare_fraction: bool) -> Decimal | None:
     """The exact value of a bare numeral (digits, grouping, one decimal mark, exponent),
-    or None. ``bare_fraction``: whether ``".5"`` reads with ``.`` when it is not the
-    field's separator (2.0: yes; 2.1 §3: only the field's own mark)."""
+    or None. ``bare_fraction``: whether ``".5"`` reads with a ``.`` that is not the
+    field's separator (2.0: yes)."""
     mantissa, e, exponent = numeral.replace("E", "e").partition("e")
-    if e and not _EXPONENT.fullmatch(exponent):
-        return None
-    marks = [ch for ch in mantissa if ch not in _DIGITS]
+    marks = [ch for ch in mantissa if not "0" <= ch <= "9"]
     kinds = set(marks)
-    if not kinds <= _GROUPING or len(marks) == len(mantissa):
-        return None  # a foreign character, or no digit at all
+    if (e and not _EXPONENT.fullmatch(exponent)) or not kinds <= _GROUPING or \
+            len(marks) == len(mantissa):
+        return None  # a bad exponent, a foreign character, or no digit at all
     decimal = None
     if e:  # the mantissa of exponent notation is never grouped: its one mark is decimal
         if len(marks) > 1 or not kinds <= {".", ","}:
             return None
         decimal = marks[0] if marks else None
-    elif "." in kinds and "," in kinds:
+    elif "." in kinds and "," in kinds:  # both: the last is the decimal mark
         decimal = "." if mantissa.rfind(".") > mantissa.rfind(",") else ","
-    elif marks.count(separator) == 1:
-        decimal = separator
-    elif bare_fraction and marks == ["."] and mantissa.startswith("."):
-        decimal = "."  # ".5": a missing integer part
+    elif marks.count(separator) == 1 or (bare_fraction and marks == ["."] and
+                                         mantissa.startswith(".")):
+        decimal = marks[0] if marks.count(separator) != 1 else separator
     whole, fraction = mantissa, ""
     if decimal is not None:
-        if marks.count(decimal) != 1:
-            return None
         whole, _, fraction = mantissa.partition(decimal)
-        if not fraction and decimal != separator:
+        if marks.count(decimal) != 1 or (not fraction and decimal != separator):
             return None  # "7." reads 7 only where its mark is the field's separator
         kinds.discard(decimal)
-    if len(kinds) > 1 or not set(fraction) <= _DIGITS or not (whole or fraction):
+    if len(kinds) > 1 or (fraction and not fraction.isdigit()) or not (whole or fraction):
         return None
-    if kinds:
-        whole = _grouped(whole, kinds.pop())
-        if whole is None:
-            return None
+    if kinds and (whole := _grouped(whole, kinds.pop())) is None:
+        return None
     return Decimal(f"{whole or '0'}.{fraction or '0'}e{exponent or 0}")
 
 
@@ -666,42 +585,35 @@ def _six_places(number: Decimal) -> Decimal:
         return number
     with localcontext() as context:
         context.prec, context.rounding = max(28, number.adjusted() + 8), ROUND_HALF_EVEN
-        return number.quantize(_SIX_PLACES)
+        return number.quantize(Decimal("0.000001"))
 
 
 def canon_number(value: Any, decimal_separator: str = ".") -> Decimal | None:
-    """The canonical value of a number field (spec 2.0 §3 number, §7): an exact Decimal
-    rounded half-even to 6 places, or None when ``value`` is not a number.
+    """The canonical value of a number field (spec 2.0 §3, §7): an exact Decimal rounded
+    half-even to 6 places, or None when ``value`` is not a number.
 
-    ``value``: a JSON number (never a bool; NaN and Infinity are None) or a numeric
-    string, NFKC-normalized: surrounding whitespace, one currency (``\\p{Sc}`` or an ISO
-    4217 code, before or after), a trailing ``%`` (value unchanged), grouping by ``,``
-    ``.`` space ``'`` ``_`` (groups of exactly 3 digits, or Indian 2-digit groups before
-    the last 3), at most one sign marker (``-5``, ``5-``, ``(5)``, ``$-5``, ``$(5)``,
-    ``(5) USD``), ``.5``, exponents. With both ``,`` and ``.`` the last is the decimal
-    mark; with one kind, it is the decimal mark only when it is ``decimal_separator``
-    and appears once. The mantissa of exponent notation is never grouped (``"1,5e-3"`` is
-    0.0015 in either field). A first group starting with ``0`` never groups thousands,
-    and a trailing mark (``"7."``) reads only when it is ``decimal_separator``.
-    ``"1,240.00"`` -> ``Decimal("1240.00")``.
+    ``value``: a JSON number (never a bool; NaN and Infinity are None) or a numeric string,
+    NFKC-normalized: whitespace, one currency (``\\p{Sc}`` or an ISO 4217 code, before or
+    after), a trailing ``%``, grouping by ``,`` ``.`` space ``'`` ``_`` (groups of 3, or
+    Indian), one sign marker (``-5``, ``5-``, ``(5)``, ``$-5``, ``(5) USD``), ``.5``,
+    exponents (a never-grouped mantissa: ``"1,5e-3"`` is 0.0015 in either field). With
+    both ``,`` and ``.`` the last is the decimal mark; with one kind, it is one only when
+    it is ``decimal_separator`` and appears once. ``"1,240.00"`` -> ``Decimal("1240.00")``.
     """
-    if isinstance(value, str):
-        peeled = _peel(_DASH.sub("-", unicodedata.normalize("NFKC", value)).strip(),
-                       _currency_at)
-        if peeled is None:
-            return None
-        number = _numeral(peeled[0], decimal_separator, bare_fraction=True)
-        if number is not None and peeled[1]:
-            number = number.copy_negate()
-    else:
+    if not isinstance(value, str):
         number = json_decimal(value)
-    return None if number is None else _six_places(number)
+        return None if number is None else _six_places(number)
+    peeled = _peel(_DASH.sub("-", unicodedata.normalize("NFKC", value)).strip(), _currency_at)
+    number = None if peeled is None else _numeral(peeled[0], decimal_separator, True)
+    if number is None:
+        return None
+    return _six_places(number.copy_negate() if peeled[1] else number)
 
 
 def numbers_equal(a: Decimal, b: Decimal, options: Options) -> bool:
-    """Equal canonical numbers, or within tolerance (spec 2.0 §7), on exact decimals:
-    ``|a - b| <= max(abs_tol, rel_tol * max(|a|, |b|))``, the options read from their
-    shortest decimal form (``0.1`` is exactly 0.1)."""
+    """Equal canonical numbers, or within tolerance (spec 2.0 §7) on exact decimals:
+    ``|a - b| <= max(abs_tol, rel_tol * max(|a|, |b|))``, options read by their shortest
+    decimal form (``0.1`` is exactly 0.1)."""
     if a == b or not options.tolerant:
         return a == b
     with localcontext() as context:  # wide exponents: any readable number, no overflow
@@ -714,13 +626,12 @@ def numbers_equal(a: Decimal, b: Decimal, options: Options) -> bool:
 # ----- booleans, dates, exact JSON, fuzzy ----------------------------------------------
 
 def canon_boolean(value: Any) -> bool | None:
-    """``true``/``false``, or the strings ``"true"``/``"false"`` in any case with
-    surrounding whitespace; None for anything else (numbers included: ``1`` is not true)."""
+    """``true``/``false``, or ``"true"``/``"false"`` in any case and surrounding space;
+    None for anything else (``1`` is not true)."""
     if isinstance(value, bool):
         return value
-    if isinstance(value, str):
-        return {"true": True, "false": False}.get(value.strip().casefold())
-    return None
+    return {"true": True, "false": False}.get(value.strip().casefold()) \
+        if isinstance(value, str) else None
 
 
 _ISO_DATE = regex.compile(
@@ -728,77 +639,60 @@ _ISO_DATE = regex.compile(
     r"\s*(?:z|[+-]\d{2}(?::?\d{2})?)?", regex.IGNORECASE)
 
 
-def _iso_datetime(moment: datetime) -> str:
+def _iso(moment: datetime) -> str:
     """``YYYY-MM-DD`` at midnight, else ``YYYY-MM-DDTHH:MM:SS`` (+ ``.ffffff`` if any)."""
     if moment.time() == datetime.min.time():
         return moment.date().isoformat()
     return moment.isoformat(timespec="microseconds" if moment.microsecond else "seconds")
 
 
-def _iso_read(match: regex.Match) -> str | None:
-    """The ISO form of an ISO 8601 match (spec 2.0 §7 Dates: an optional ``T``/space
-    time, seconds default to 0, an offset ignored), or None for an impossible date."""
-    year, month, day, hour, minute, second, fraction = match.groups()
-    micro = int((fraction or "0")[:6].ljust(6, "0"))
-    try:
-        return _iso_datetime(datetime(int(year), int(month), int(day), int(hour or 0),
-                                      int(minute or 0), int(second or 0), micro))
-    except ValueError:
-        return None
-
-
 def canon_date(value: Any, formats: Sequence[str] | None = None) -> str | None:
-    """The ISO form of a date string, or None when no format reads it (spec 2.0 §3, §7).
+    """The ISO form of a date string, or None when nothing reads it (spec 2.0 §3, §7).
 
-    ISO 8601 is tried first, then ``formats`` (default :data:`DEFAULT_DATE_FORMATS`) in
-    order with ``datetime.strptime``, which matches case-insensitively and accepts
-    unpadded numbers. A midnight timestamp equals its date:
-    ``"2024-03-31T00:00:00Z"`` -> ``"2024-03-31"``; ``"March 31, 2024"`` -> the same.
-    """
+    ISO 8601 first (``YYYY-MM-DD``, an optional ``T``/space time, seconds default to 0,
+    an offset ignored; an ISO-shaped value is read as ISO only), then ``formats``
+    (default :data:`DEFAULT_DATE_FORMATS`) in order with ``datetime.strptime``
+    (case-insensitive, unpadded numbers accepted). A midnight timestamp equals its date:
+    ``"2024-03-31T00:00:00Z"`` and ``"March 31, 2024"`` -> ``"2024-03-31"``."""
     if not isinstance(value, str):
         return None
     text = value.strip()
-    match = _ISO_DATE.fullmatch(text)
-    if match:  # an ISO-shaped value is read as ISO only
-        return _iso_read(match)
+    if match := _ISO_DATE.fullmatch(text):
+        year, month, day, hour, minute, second, fraction = match.groups()
+        try:
+            return _iso(datetime(int(year), int(month), int(day), int(hour or 0),
+                                 int(minute or 0), int(second or 0),
+                                 int((fraction or "0")[:6].ljust(6, "0"))))
+        except ValueError:
+            return None
     for fmt in DEFAULT_DATE_FORMATS if formats is None else formats:
         try:
-            return _iso_datetime(datetime.strptime(text, fmt))
+            return _iso(datetime.strptime(text, fmt))
         except ValueError:
             continue
     return None
 
 
 def canon_exact(value: Any) -> str:
-    """Canonical JSON text of any value, for ``exact`` comparison (spec 2.0 §3, §7):
-    equal by JSON type and value. ``1`` and ``1.0`` give ``"1"``, ``true`` gives
-    ``"true"``, strings are quoted unchanged, object keys sorted. Iterative, so any depth
-    is safe."""
+    """Canonical JSON text of any value, for ``exact`` comparison (spec 2.0 §3, §7): equal
+    by JSON type and value (``1`` and ``1.0`` give ``"1"``, strings quoted unchanged, keys
+    sorted). Iterative: any depth is safe."""
     out: list[str] = []
     stack: list[Any] = [value]
     while stack:
         item = stack.pop()
         if isinstance(item, _Raw):
             out.append(item)
-        elif item is None or isinstance(item, bool):
-            out.append(json.dumps(item))
-        elif isinstance(item, str):
+        elif item is None or isinstance(item, bool | str):
             out.append(json.dumps(item, ensure_ascii=False))
-        elif isinstance(item, dict):
-            stack.append(_Raw("}"))
-            keys = sorted(item, key=str, reverse=True)
+        elif isinstance(item, dict | list | tuple):
+            keys = sorted(item, key=str) if isinstance(item, dict) else range(len(item))
+            parts: list[Any] = [_Raw("{" if isinstance(item, dict) else "[")]
             for position, key in enumerate(keys):
-                stack.append(item[key])
-                comma = "," if position < len(keys) - 1 else ""
-                stack.append(_Raw(comma + json.dumps(str(key), ensure_ascii=False) + ":"))
-            stack.append(_Raw("{"))
-        elif isinstance(item, list | tuple):
-            stack.append(_Raw("]"))
-            for position in range(len(item) - 1, -1, -1):
-                stack.append(item[position])
-                if position:
-                    stack.append(_Raw(","))
-            stack.append(_Raw("["))
+                name = json.dumps(str(key), ensure_ascii=False) + ":" \
+                    if isinstance(item, dict) else ""
+                parts += [_Raw(("," if position else "") + name), item[key]]
+            stack.extend(reversed([*parts, _Raw("}" if isinstance(item, dict) else "]")]))
         else:
             number = json_decimal(item)
             out.append(plain_decimal(number) if number is not None else repr(item))
@@ -827,9 +721,9 @@ def fuzzy_similarity(a: str, b: str) -> float:
 
 @dataclass(frozen=True, slots=True)
 class Leaf:
-    """A scored scalar field. ``compare``: a :data:`COMPARE_MODES` comparator other than
-    ignore, or ``"mix"`` (compared by the JSON kind of the label value, or of the result
-    when the label is empty); ``dated``: a mix whose string values are dates."""
+    """A scored scalar field: ``compare`` a :data:`COMPARE_MODES` comparator other than
+    ignore, or ``"mix"`` (by the JSON kind of the label value, or of the result when the
+    label is empty); ``dated``: a mix whose strings are dates."""
 
     compare: str
     options: Options
@@ -838,8 +732,8 @@ class Leaf:
 
 @dataclass(eq=False, slots=True)
 class ObjectNode:
-    """An object: fixed ``properties`` (name -> node), or an open map when ``properties``
-    is None, whose every key is scored with the node ``values``."""
+    """An object: ``properties`` (name -> node), or an open map (``properties`` None)
+    whose every key is scored with the node ``values``."""
 
     properties: dict[str, Any] | None
     values: Any = None
@@ -853,28 +747,9 @@ class ArrayNode:
     ordered: bool = False
 
 
-class _Ignored:
-    """The node of a subtree under ``"compare": "ignore"``: no verdicts at all."""
-
-    __slots__ = ()
-
-
-IGNORED = _Ignored()
+IGNORED: Any = type("Ignored", (), {"__slots__": (), "__repr__": lambda self: "IGNORED"})()
 _MAX_SCHEMA_DEPTH = 200
 _STRUCTURE = ("$ref", "allOf", "anyOf", "oneOf")
-
-
-def _merge_schema(base: dict[str, Any], top: Mapping[str, Any]) -> dict[str, Any]:
-    """``base`` overlaid by ``top``: keywords replaced, ``properties`` united and
-    ``x-leafscore`` merged option by option, ``top`` winning in both."""
-    out = dict(base)
-    for key, value in top.items():
-        if key in ("properties", "x-leafscore") and isinstance(value, Mapping):
-            previous = out.get(key)
-            out[key] = {**(previous if isinstance(previous, Mapping) else {}), **value}
-        else:
-            out[key] = value
-    return out
 
 
 def _types(schema: Mapping[str, Any]) -> list[str] | None:
@@ -885,74 +760,73 @@ def _types(schema: Mapping[str, Any]) -> list[str] | None:
     return [t for t in ([declared] if isinstance(declared, str) else declared) if t != "null"]
 
 
-def _is_null_branch(schema: Mapping[str, Any]) -> bool:
-    return _types(schema) == [] or schema.get("enum") == [None] or schema.get("const", 0) is None
-
-
-def _is_object_branch(schema: Mapping[str, Any]) -> bool:
-    types = _types(schema)
-    return types == ["object"] or (types is None and "properties" in schema)
-
-
 @dataclass(frozen=True, slots=True)
 class _Flat:
     """One schema node with ``$ref``/``allOf``/``anyOf``/``oneOf`` resolved: its plain
-    ``keywords``, and ``mix`` (None, or whether the mixed leaf's strings are dates) when an
-    ``anyOf``/``oneOf`` made it one leaf compared by JSON kind. The compiler's own state
+    ``keywords``, and ``mix`` (None, or whether the mixed leaf's strings are dates) when
+    an ``anyOf``/``oneOf`` made it one leaf compared by JSON kind. The compiler's state
     lives here, never in schema keys, so no schema can set it."""
 
     keywords: dict[str, Any]
     mix: bool | None = None
 
     def over(self, top: _Flat) -> _Flat:
-        """``self`` overlaid by ``top`` (see :func:`_merge_schema`); a later mix wins. A bare
-        ``$ref`` returns its target's own record, so every use of a target shares one node."""
+        """``self`` overlaid by ``top``: keywords replaced, ``properties`` united and
+        ``x-leafscore`` merged option by option (``top`` wins), a later mix wins. A bare
+        ``$ref`` returns its target's own record, so its uses share one node."""
         if not top.keywords and top.mix is None:
             return self
-        return _Flat(_merge_schema(self.keywords, top.keywords),
-                     top.mix if top.mix is not None else self.mix)
+        out = dict(self.keywords)
+        for key, value in top.keywords.items():
+            if key in ("properties", "x-leafscore") and isinstance(value, Mapping):
+                before = out.get(key)
+                value = {**(before if isinstance(before, Mapping) else {}), **value}
+            out[key] = value
+        return _Flat(out, top.mix if top.mix is not None else self.mix)
 
 
 class _Compiler:
-    """Compiles one schema into nodes. ``file`` names it in errors; ``defaults`` are the
-    benchmark-wide options every node inherits. Each schema node is resolved once and
-    each (resolved node, options) built once: a ``$ref`` back to a node being built
-    reuses it, so recursive schemas compile, and chains of ``anyOf`` cost their size."""
+    """Compiles one schema into nodes (``file`` names it in errors; ``defaults`` are the
+    benchmark-wide options). Each schema node is resolved once and each (resolved node,
+    options) built once: a ``$ref`` back to a node being built reuses it, so recursive
+    schemas compile, and chains of ``anyOf`` cost their size."""
 
     def __init__(self, schema: Any, file: str, defaults: Options) -> None:
         self.file, self.defaults, self.schema = file, defaults, schema
         self.built: dict[tuple[int, Options], tuple[_Flat, Any]] = {}  # keeps ids alive
         self.resolved: dict[int, tuple[Any, _Flat]] = {}
-        self._resolver: Any = None
+        self.resolver: Any = None
 
     def error(self, pointer: str, reason: str) -> ScoringError:
         return ScoringError(self.file, pointer, reason)
 
-    def lookup(self, ref: str) -> Any:
-        """The target of a local ``$ref``, by ``referencing`` over this schema alone (an
-        empty registry: nothing is fetched)."""
-        if self._resolver is None:
-            from referencing import Registry
-            from referencing.jsonschema import DRAFT202012
+    def lookup(self, ref: str, where: str) -> Any:
+        """The target of a local ``$ref`` by ``referencing``, over this schema alone."""
+        from referencing import Registry
+        from referencing.exceptions import Unresolvable
+        from referencing.jsonschema import DRAFT202012
 
-            schema = self.schema if isinstance(self.schema, dict) else {}
-            resource = DRAFT202012.create_resource(schema)
-            self._resolver = Registry().with_resource("urn:leafscore:schema", resource) \
+        if self.resolver is None:  # an empty registry: nothing is ever fetched
+            resource = DRAFT202012.create_resource(
+                self.schema if isinstance(self.schema, dict) else {})
+            self.resolver = Registry().with_resource("urn:leafscore:schema", resource) \
                 .resolver(base_uri="urn:leafscore:schema")
-        return self._resolver.lookup(ref).contents
+        try:
+            return self.resolver.lookup(ref).contents
+        except (Unresolvable, LookupError, AttributeError, TypeError) as exc:
+            # referencing raises the last three when the path crosses a non-schema
+            raise self.error(where, f"$ref {ref!r} cannot be resolved ({exc})") from None
 
     def flatten(self, schema: Any, pointer: str, refs: tuple[str, ...] = ()) -> _Flat:
         """One schema node with ``$ref``, ``allOf``, ``anyOf``/``oneOf`` resolved into
-        plain keywords (spec 2.0 §2, §7 Schema). Raises ScoringError."""
-        if schema is True:
-            return _Flat({})
-        if schema is False:
-            return _Flat({"x-leafscore": {"compare": "ignore"}})
+        plain keywords (spec 2.0 §2, §7: keywords beside them override the target's).
+        Raises ScoringError."""
+        if isinstance(schema, bool):
+            return _Flat({} if schema else {"x-leafscore": {"compare": "ignore"}})
         if not isinstance(schema, dict):
             raise self.error(pointer, f"a schema must be an object or a boolean, not {schema!r}")
-        found = self.resolved.get(id(schema))
-        if found is not None:  # a node resolves the same whichever $ref path reached it
-            return found[1]
+        if id(schema) in self.resolved:  # a node resolves alike whichever $ref reached it
+            return self.resolved[id(schema)][1]
         if len(refs) > _MAX_SCHEMA_DEPTH:
             raise self.error(pointer, "schema nests $ref too deeply")
         for key in schema:
@@ -966,14 +840,7 @@ class _Compiler:
                 raise self.error(where, f"$ref must be a string, not {ref!r}")
             if ref in refs:
                 raise self.error(where, f"$ref {ref!r} refers to itself without structure")
-            from referencing.exceptions import Unresolvable
-
-            try:
-                target = self.lookup(ref)
-            except (Unresolvable, LookupError, AttributeError, TypeError) as exc:
-                # referencing raises the last three when the path crosses a non-schema
-                raise self.error(where, f"$ref {ref!r} cannot be resolved ({exc})") from None
-            out = self.flatten(target, ref.lstrip("#") or "/", (*refs, ref))
+            out = self.flatten(self.lookup(ref, where), ref.lstrip("#") or "/", (*refs, ref))
         members = schema.get("allOf", [])
         if not isinstance(members, list):
             raise self.error(f"{pointer}/allOf", "allOf must be a list")
@@ -984,8 +851,9 @@ class _Compiler:
                 out = out.over(self.choose(schema[keyword], f"{pointer}/{keyword}", refs))
         out = out.over(_Flat({k: v for k, v in schema.items() if k not in _STRUCTURE}))
         declared = out.keywords.get("type")
-        listed = declared if isinstance(declared, list) else [declared]
-        if declared is not None and not all(isinstance(t, str) for t in listed):
+        if declared is not None and not all(
+                isinstance(t, str) for t in (declared if isinstance(declared, list)
+                                             else [declared])):
             raise self.error(f"{pointer}/type", "type must be a string or a list of strings, "
                              f"not {declared!r}")
         self.resolved[id(schema)] = (schema, out)
@@ -997,18 +865,23 @@ class _Compiler:
         mix is one leaf compared by the label value's JSON kind."""
         if not isinstance(branches, list) or not branches:
             raise self.error(pointer, "anyOf/oneOf must be a non-empty list")
-        flat = [self.flatten(b, f"{pointer}/{i}", refs) for i, b in enumerate(branches)]
-        kept = [b for b in flat if not _is_null_branch(b.keywords)]
-        if not kept:
+        kept_branches = [b for b in (self.flatten(b, f"{pointer}/{i}", refs)
+                                     for i, b in enumerate(branches))
+                         if not (_types(b.keywords) == [] or b.keywords.get("enum") == [None]
+                                 or b.keywords.get("const", 0) is None)]
+        if not kept_branches:
             return _Flat({"type": "null"})
-        if len(kept) == 1:
-            return kept[0]
-        if all(_is_object_branch(b.keywords) and b.mix is None for b in kept):
+        if len(kept_branches) == 1:
+            return kept_branches[0]
+        if all(b.mix is None and (_types(b.keywords) == ["object"] or (
+                _types(b.keywords) is None and "properties" in b.keywords))
+               for b in kept_branches):
             merged = _Flat({})
-            for branch in kept:
+            for branch in kept_branches:
                 merged = merged.over(branch)
             return merged
-        dated = any(b.keywords.get("format") in ("date", "date-time") or b.mix for b in kept)
+        dated = any(b.keywords.get("format") in ("date", "date-time") or b.mix
+                    for b in kept_branches)
         return _Flat({"type": ["string", "number"]}, mix=dated)
 
     def compile(self, schema: Any, pointer: str, inherited: Options, depth: int = 0) -> Any:
@@ -1031,28 +904,26 @@ class _Compiler:
 
     def node(self, resolved: _Flat, pointer: str, options: Options, depth: int,
              key: tuple[int, Options]) -> Any:
-        """The node of one resolved schema under its own ``options``. Containers are
-        registered under ``key`` before their children, so a ``$ref`` back reuses them."""
+        """The node of one resolved schema under its own ``options``; a container is
+        registered before its children, so a ``$ref`` back reuses it."""
         flat = resolved.keywords
         types = _types(flat)
+        kind = types[0] if types else None
         if options.compare == "ignore":
             node: Any = IGNORED
         elif resolved.mix is not None or (types is not None and len(types) > 1):
             node = Leaf(options.compare or "mix", options, bool(resolved.mix))
-        elif (kind := types[0] if types else None) == "object" or (
-                kind is None and "properties" in flat):
+        elif kind == "object" or (kind is None and "properties" in flat):
             node = ObjectNode(None)
             self.built[key] = (resolved, node)
-            properties = flat.get("properties")
+            properties, extra = flat.get("properties"), flat.get("additionalProperties")
             if isinstance(properties, Mapping):
-                node.properties = {name: self.compile(sub, f"{pointer}/properties/"
-                                                      f"{_token(name)}", options, depth + 1)
-                                   for name, sub in properties.items()}
+                node.properties = {name: self.compile(
+                    sub, f"{pointer}/properties/{_token(name)}", options, depth + 1)
+                    for name, sub in properties.items()}
             else:
-                extra = flat.get("additionalProperties")
                 node.values = self.compile(extra if isinstance(extra, dict) else True,
-                                           f"{pointer}/additionalProperties", options,
-                                           depth + 1)
+                                           f"{pointer}/additionalProperties", options, depth + 1)
         elif kind == "array" or (kind is None and "items" in flat):
             node = ArrayNode(None, options.ordered)
             self.built[key] = (resolved, node)
@@ -1060,22 +931,18 @@ class _Compiler:
             node.items = self.compile(items if isinstance(items, dict | bool) else True,
                                       f"{pointer}/items", options, depth + 1)
         else:
-            node = Leaf(self.leaf_compare(flat, kind, options, pointer), options)
+            node = Leaf(options.compare or self.leaf_compare(flat, kind, pointer), options)
         self.built[key] = (resolved, node)
         return node
 
-    def leaf_compare(self, flat: Mapping[str, Any], kind: str | None, options: Options,
-                     pointer: str) -> str:
-        """The comparator of a scalar node: its own or inherited ``compare``, else by type
-        (docs/SCORING.md, "Which comparison a leaf gets")."""
-        if options.compare:
-            return options.compare
+    def leaf_compare(self, flat: Mapping[str, Any], kind: str | None, pointer: str) -> str:
+        """A scalar node's comparator by type (docs/SCORING.md, "Which comparison a leaf
+        gets"): string text (or date with ``format`` date/date-time), number, boolean; no
+        type: an enum of strings text, another enum exact, else a mix."""
         if kind == "string":
             return "date" if flat.get("format") in ("date", "date-time") else "text"
-        if kind in ("number", "integer"):
-            return "number"
-        if kind == "boolean":
-            return "boolean"
+        if kind in ("number", "integer", "boolean"):
+            return "boolean" if kind == "boolean" else "number"
         if kind in (None, "null"):
             choices = flat.get("enum", [flat["const"]] if "const" in flat else None)
             if isinstance(choices, list) and choices:
@@ -1085,11 +952,10 @@ class _Compiler:
 
 
 def compile_schema(schema: Any, *, options: Options | None = None, file: str = "") -> Any:
-    """The root node of ``schema`` (a JSON Schema as a dict or boolean) under
-    benchmark-wide ``options``: an :class:`ObjectNode`, :class:`ArrayNode`,
-    :class:`Leaf` or :data:`IGNORED`. Raises ScoringError(file, pointer, reason) for an
-    unusable schema: a remote or unresolvable ``$ref``, a bad ``x-leafscore`` option, an
-    unknown type."""
+    """The root node of ``schema`` (a JSON Schema, dict or boolean) under benchmark-wide
+    ``options``: an :class:`ObjectNode`, :class:`ArrayNode`, :class:`Leaf` or
+    :data:`IGNORED`. Raises ScoringError(file, pointer, reason) for an unusable schema (a
+    remote or unresolvable ``$ref``, a bad ``x-leafscore`` option, an unknown type)."""
     compiler = _Compiler(schema, file, options or Options())
     return compiler.compile(schema, "", compiler.defaults)
 
@@ -1097,30 +963,22 @@ def compile_schema(schema: Any, *, options: Options | None = None, file: str = "
 # =====================================================================================
 # 5. One leaf (spec 2.0 §3, §4, §7 "Values")
 # =====================================================================================
-# A leaf is compared under a *tag*: the comparison kind its label value is read with.
-# A label unreadable as its field's type is a label fault, compared as text on both
-# sides; a label container at a scalar leaf, or a label of the wrong JSON kind at an
-# object or array node, is one leaf compared as exact JSON (tag "json").
+# A leaf is compared under a *tag*: the comparison kind its label value is read with. A
+# label unreadable as its field's type is a label fault, read as text on both sides; a
+# label container at a scalar leaf, or a value of the wrong JSON kind at an object or
+# array node, is one leaf compared as exact JSON (tag "json").
 
 
 @dataclass(frozen=True)
 class Comparator:
-    """How one comparison kind reads and compares values: ``canon(value, options)`` is
-    the canonical key of a JSON scalar (None: unreadable), ``equal(a, b, options)``
-    compares two keys, and ``hashable(options)`` says whether equal values always have
-    equal keys (so that keys may be joined on to find candidate pairs)."""
+    """How one comparison kind reads and compares: ``canon(value, options)`` the key of a
+    JSON scalar (None: unreadable), ``equal(a, b, options)`` of two keys, and
+    ``hashable(options)`` whether equal values always have equal keys (so that keys may
+    be joined on to find candidate pairs)."""
 
     canon: Callable[[Any, Options], Any]
-    equal: Callable[[Any, Any, Options], bool]
-    hashable: Callable[[Options], bool]
-
-
-def _same(a: Any, b: Any, options: Options) -> bool:
-    return a == b
-
-
-def _always(options: Options) -> bool:
-    return True
+    equal: Callable[[Any, Any, Options], bool] = lambda a, b, options: a == b
+    hashable: Callable[[Options], bool] = lambda options: True
 
 
 def _date_key(value: Any, options: Options) -> str:
@@ -1130,23 +988,19 @@ def _date_key(value: Any, options: Options) -> str:
     return iso if iso is not None else "~" + canon_text(value)
 
 
-def _fuzzy_equal(a: str, b: str, options: Options) -> bool:
-    return a == b or fuzzy_similarity(a, b) >= options.threshold
-
-
 #: Comparison kind -> how it reads and compares (version 2.0; spec 2.0 §3).
 COMPARATORS: dict[str, Comparator] = {
-    "text": Comparator(lambda v, o: canon_text(v), _same, _always),
+    "text": Comparator(lambda v, o: canon_text(v)),
     "number": Comparator(lambda v, o: canon_number(v, o.decimal_separator), numbers_equal,
                          lambda o: not o.tolerant),
-    "date": Comparator(_date_key, _same, _always),
-    "boolean": Comparator(lambda v, o: canon_boolean(v), _same, _always),
-    "fuzzy": Comparator(lambda v, o: canon_text(v), _fuzzy_equal, lambda o: False),
-    "exact": Comparator(lambda v, o: canon_exact(v), _same, _always),
-    "json": Comparator(lambda v, o: canon_exact(v), _same, _always),
+    "date": Comparator(_date_key),
+    "boolean": Comparator(lambda v, o: canon_boolean(v)),
+    "fuzzy": Comparator(lambda v, o: canon_text(v), lambda a, b, o: a == b or
+                        fuzzy_similarity(a, b) >= o.threshold, lambda o: False),
+    "exact": Comparator(lambda v, o: canon_exact(v)),
+    "json": Comparator(lambda v, o: canon_exact(v)),
 }
-_JSON_LEAF = Leaf("exact", Options())  # a label fault at a container node
-_CONTAINERS = (dict, list)
+_JSON_LEAF = Leaf("exact", Options())  # a value of the wrong kind at a container node
 
 
 def shown(key: Any) -> Any:
@@ -1159,29 +1013,27 @@ def possible_tags(leaf: Leaf) -> tuple[str, ...]:
     if leaf.compare == "mix":
         return ("text", "number", "boolean", "date", "json") if leaf.dated else (
             "text", "number", "boolean", "json")
-    if leaf.compare in ("number", "boolean"):
-        return (leaf.compare, "text", "json")
-    return (leaf.compare, "json")
+    return (leaf.compare, "text", "json") if leaf.compare in ("number", "boolean") else (
+        leaf.compare, "json")
 
 
 # =====================================================================================
 # 6-7. The document: reading, the walk, pairing (spec 2.0 §1, §4-§5, §7)
 # =====================================================================================
-# Each side of a document is read once (`Walker.read`): every scalar is reduced to its
-# canonical key under the tag a label would read it with, and nothing is read again.
-# The walk then compares the two readings leaf by leaf; signatures, candidate keys and
-# pair weights are all made from the same readings (spec 2.0 §1: one canonical value
-# function for comparisons, weights and hashing).
+# Each side of a document is read once (`Walker.read`): every scalar becomes its
+# canonical key under the tag a label would read it with. The walk then compares the
+# two readings leaf by leaf; signatures, candidate keys and pair weights are made from
+# the same readings (spec 2.0 §1: one canonical value for comparisons, weights, hashing).
 
 
 class Read(NamedTuple):
-    """A value as read at one schema node. ``raw`` is the JSON value as given. At a leaf,
-    and for a value read as one exact-JSON leaf (data of the wrong JSON kind at an
-    object or array node, or deeper than :attr:`Walker.MAX_DEPTH`), ``tag`` is the
-    comparison kind a label value is read with and ``key`` its canonical key. At an
-    object ``tag`` is ``"{}"`` and ``key`` maps member names to their reads; at an array
-    ``tag`` is ``"[]"`` and ``key`` lists (index, read, signature) of its kept items
-    (:meth:`Walker.signature`). ``tag`` None: the value states nothing there."""
+    """A value as read at one schema node: ``raw`` as given. At a leaf (and for a value
+    of the wrong JSON kind at an object or array node, or deeper than
+    :attr:`Walker.MAX_DEPTH`, read as one exact-JSON leaf) ``tag`` is the comparison kind
+    a label value is read with and ``key`` its canonical key; at an object ``tag`` is
+    ``"{}"`` and ``key`` maps member names to reads; at an array ``"[]"`` and a list of
+    :data:`Item`. ``tag`` None: it states nothing there (a container of the node's kind
+    keeps its members' reads even then, so their raw values are shown)."""
 
     raw: Any
     tag: str | None
@@ -1190,39 +1042,33 @@ class Read(NamedTuple):
 
 EMPTY = Read(None, None, None)
 _CONTAINER_TAGS = ("{}", "[]")
+Item = tuple[int, Read, str | None]  #: a kept array item: (its index, its read, its signature)
 _quote = json.encoder.encode_basestring_ascii  # json.dumps of a str, in C
-#: A kept array item: (index in its array, its read, its signature or "").
-Item = tuple[int, Read, str | None]
 
 
 class Walker:
-    """One document's pass: reads both sides under the compiled schema, then walks them
-    together, appending one :class:`Verdict` per leaf address (spec 2.0 §1).
-    ``comparators`` is the version's table; ``pair`` its pairing rule, called as
-    ``pair(walker, item, left, right, address, field, depth)``.
+    """One document's pass (spec 2.0 §1): reads both sides under the compiled schema,
+    then walks them together, appending one :class:`Verdict` per leaf address.
+    ``comparators`` is the version's table; ``rule`` its pairing rule, called as
+    ``rule(walker, item, left, right, address, field, depth)``. The fast engine
+    (``leafscore._fast``) extends this class; every rule lives here."""
 
-    The fast engine (``leafscore._fast``) extends this class; every rule lives here.
-    """
-
-    #: Data levels walked; deeper data (only under a recursive schema) is one exact-JSON
-    #: leaf, so no input raises RecursionError (docs/SCORING.md, choices).
-    MAX_DEPTH = 120
+    MAX_DEPTH = 120  #: data levels walked; deeper data is one exact-JSON leaf (choices)
 
     def __init__(self, comparators: Mapping[str, Comparator],
-                 pair: Callable[..., list[tuple[int, int]]]) -> None:
-        self.comparators, self.rule = comparators, pair
+                 rule: Callable[..., list[tuple[int, int]]]) -> None:
+        self.comparators, self.rule = comparators, rule
         self.exact = True  # the definition never approximates
 
     # -- reading ---------------------------------------------------------------------
 
     def key(self, leaf: Leaf, tag: str, value: Any) -> Any:
-        """The canonical key of ``value`` under ``tag`` at ``leaf``; None when it cannot be
-        read so (a type error on the result side). A container has a key only as JSON."""
+        """The key of ``value`` under ``tag`` at ``leaf``; None when it cannot be read so
+        (a type error on the result side). A container has a key only as JSON."""
         if tag == "json":
             return canon_exact(value)
-        if isinstance(value, _CONTAINERS):
-            return None
-        return self.comparators[tag].canon(value, leaf.options)
+        return None if isinstance(value, dict | list) else \
+            self.comparators[tag].canon(value, leaf.options)
 
     def read_leaf(self, leaf: Leaf, value: Any) -> Read:
         """A scalar leaf's value read as a label value is (spec 2.0 §7 Values): a container
@@ -1230,22 +1076,19 @@ class Walker:
         number or boolean field's type is a label fault, read as text."""
         if is_empty(value):
             return Read(value, None, None)
-        if isinstance(value, _CONTAINERS):
+        if isinstance(value, dict | list):
             return Read(value, "json", canon_exact(value))
         tag = leaf.compare
-        if tag == "mix":  # the value's JSON kind decides
+        if tag == "mix":
             tag = ("boolean" if isinstance(value, bool) else
                    ("date" if leaf.dated else "text") if isinstance(value, str) else
                    "number" if json_decimal(value) is not None else "text")
         key = self.key(leaf, tag, value)
-        if key is None:
-            tag, key = "text", self.key(leaf, "text", value)
-        return Read(value, tag, key)
+        return Read(value, tag, key) if key is not None else \
+            Read(value, "text", self.key(leaf, "text", value))
 
     def read(self, node: Any, value: Any, depth: int = 0) -> Read:
-        """``value`` read at ``node``, whole (the same for a label and a result). A
-        container of the node's kind keeps its members' reads even when it states
-        nothing, so that their values are shown as given."""
+        """``value`` read at ``node``, whole (alike for a label and a result)."""
         if node is IGNORED:
             return Read(value, None, None)
         if isinstance(node, Leaf):
@@ -1254,19 +1097,18 @@ class Walker:
             return Read(value, None, None) if is_empty(value) else \
                 self.read_leaf(_JSON_LEAF, value)
         tag = None if is_empty(value) else "[]" if isinstance(node, ArrayNode) else "{}"
-        if isinstance(node, ArrayNode):
-            items = [(i, self.read(node.items, v, depth + 1))
-                     for i, v in enumerate(value) if kept(node.items, v)]
-            return Read(value, tag, [(i, read, self.signature(node.items, read))
-                                     for i, read in items])
-        return Read(value, tag, {name: self.read(child, value.get(name), depth + 1)
-                                 for name, child in self.members(node, value)})
+        if isinstance(node, ObjectNode):
+            return Read(value, tag, {name: self.read(child, value.get(name), depth + 1)
+                                     for name, child in self.members(node, value)})
+        reads = [(i, self.read(node.items, v, depth + 1)) for i, v in enumerate(value)
+                 if kept(node.items, v)]
+        return Read(value, tag, [(i, r, self.signature(node.items, r)) for i, r in reads])
 
-    def members(self, node: ObjectNode, *values: dict) -> list[tuple[str, Any]]:
+    def members(self, node: ObjectNode, *values: dict) -> Any:
         """(name, node) of each member scored: the ``properties`` in schema order, or in an
         open map every key present in any of ``values`` (sorted as text)."""
         if node.properties is not None:
-            return node.properties.items()  # type: ignore[return-value]
+            return node.properties.items()
         return [(k, node.values) for k in sorted(set().union(*values), key=str)]
 
     # -- one leaf --------------------------------------------------------------------
@@ -1275,48 +1117,45 @@ class Walker:
         """The one equality: two canonical keys under ``tag``."""
         return self.comparators[tag].equal(a, b, leaf.options)
 
-    def compare(self, leaf: Leaf, label: Read, result: Read, address: str,
-                field: str) -> Verdict:
-        """The verdict of one leaf address (spec 2.0 §4): the one place two values meet.
-
-        Both empty: ``correct_absence``; label only: ``missing``; result only:
-        ``hallucinated``; a result unreadable under the label's tag: ``type_error``;
-        otherwise ``correct`` or ``wrong_value`` by :meth:`equal`. The result is read
-        again under the label's tag only where its own differs (a mix or a label fault)."""
-        if label.tag is None or result.tag is None:
-            kind = ("missing" if label.tag is not None else
-                    "correct_absence" if result.tag is None else "hallucinated")
-            return Verdict(address, field, kind, label.raw, result.raw, None, None)
-        kind, key = self.judge(leaf, label, result)
-        return Verdict(address, field, kind, label.raw, result.raw, shown(label.key),
-                       shown(key))
-
     def judge(self, leaf: Leaf, label: Read, result: Read) -> tuple[str, Any]:
-        """(kind, the result's key under the label's tag) of two non-empty reads: the
-        comparison inside :meth:`compare`."""
+        """(kind, the result's key under the label's tag) of two non-empty reads; the
+        result is read again only where its own tag differs (a mix, a label fault)."""
         tag = label.tag
         key = result.key if result.tag == tag else self.key(leaf, tag, result.raw)
         if key is None:
             return "type_error", None
         return ("correct" if self.equal(leaf, tag, label.key, key) else "wrong_value"), key
 
+    def compare(self, leaf: Leaf, label: Read, result: Read, address: str,
+                field: str) -> Verdict:
+        """The verdict of one leaf address (spec 2.0 §4): the one place two values meet.
+        Both empty: ``correct_absence``; label only: ``missing``; result only:
+        ``hallucinated``; else :meth:`judge`'s ``correct``, ``wrong_value`` or
+        ``type_error``."""
+        if label.tag is None or result.tag is None:
+            kind = ("missing" if label.tag is not None else
+                    "correct_absence" if result.tag is None else "hallucinated")
+            return Verdict(address, field, kind, label.raw, result.raw, None, None)
+        kind, key = self.judge(leaf, label, result)
+        return Verdict(address, field, kind, label.raw, result.raw, shown(label.key), shown(key))
+
     # -- the walk --------------------------------------------------------------------
 
     def walk(self, node: Any, label: Read, result: Read, address: str, field: str,
              out: list[Verdict], depth: int = 0) -> None:
-        """Append the verdicts of ``node`` at ``address``, from the two sides' reads."""
+        """Append the verdicts of ``node`` at ``address`` from the two sides' reads."""
         if node is IGNORED:
             return
         if isinstance(node, Leaf) or depth > self.MAX_DEPTH or \
                 label.tag not in (None, *_CONTAINER_TAGS):
             # a leaf, data too deep, or a label of the wrong kind at a container node
-            out.append(self.compare(node if isinstance(node, Leaf) else _JSON_LEAF, label,
-                                    result, address, field))
+            leaf = node if isinstance(node, Leaf) else _JSON_LEAF
+            out.append(self.compare(leaf, label, result, address, field))
             return
-        if result.tag is not None and result.tag not in _CONTAINER_TAGS:
+        if result.tag not in (None, *_CONTAINER_TAGS):
             result = Read(result.raw, None, None)  # the wrong JSON kind states nothing here
         if label.tag is None and result.tag is None:
-            if address:
+            if address:  # one correct absence at a container, none at the root
                 kind = _kind_of(node)
                 out.append(Verdict(address, field, "correct_absence",
                                    label.raw if isinstance(label.raw, kind) else None,
@@ -1332,56 +1171,41 @@ class Walker:
             self.walk(child, left.get(name, EMPTY), right.get(name, EMPTY),
                       join(address, name), join(field, name), out, depth + 1)
 
-    def walk_unpaired(self, node: Any, value: Read, side: str, address: str, field: str,
-                      out: list[Verdict], depth: int) -> None:
-        """Verdicts of an item paired with nothing (spec 2.0 §7): each non-empty leaf of a
-        label item is ``missing``, of a result item ``extra_item``; empty leaves nothing."""
-        found: list[Verdict] = []
-        if side == "label":
-            self.walk(node, value, EMPTY, address, field, found, depth)
-        else:
-            self.walk(node, EMPTY, value, address, field, found, depth)
-        out.extend(v if side == "label" else v._replace(kind="extra_item")
-                   for v in found if v.kind != "correct_absence")
-
     def walk_array(self, node: ArrayNode, left: list[Item], right: list[Item], address: str,
                    field: str, out: list[Verdict], depth: int) -> None:
-        """Pair the kept items of two arrays, given as (index, read, signature), and append the
-        verdicts of every pair, then of every unpaired label and result item in index
-        order."""
+        """Pair the kept items of two arrays, then append the verdicts of every pair, of
+        every unpaired label item (each non-empty leaf ``missing``) and of every unpaired
+        result item (``extra_item``), in index order (spec 2.0 §5, §7 Pairing)."""
         item, item_field = node.items, f"{field}[]"
-        if node.ordered:  # item k with item k, whatever its worth; surplus unpaired
-            pairs = [(k, k) for k in range(min(len(left), len(right)))]
-        else:
-            pairs = self.pair(item, left, right, address, item_field, depth)
+        pairs = [(k, k) for k in range(min(len(left), len(right)))] if node.ordered else \
+            self.pair(item, left, right, address, item_field, depth)
         for k_left, k_right in pairs:
-            self.walk(item, left[k_left][1], right[k_right][1], f"{address}[{left[k_left][0]}]",
-                      item_field, out, depth + 1)
-        paired_left, paired_right = {p[0] for p in pairs}, {p[1] for p in pairs}
-        for k, (i, value, _) in enumerate(left):
-            if k not in paired_left:
-                self.walk_unpaired(item, value, "label", f"{address}[{i}]", item_field,
-                                   out, depth + 1)
-        for k, (j, value, _) in enumerate(right):
-            if k not in paired_right:
-                self.walk_unpaired(item, value, "result", f"{address}[r{j}]", item_field,
-                                   out, depth + 1)
+            self.walk(item, left[k_left][1], right[k_right][1],
+                      f"{address}[{left[k_left][0]}]", item_field, out, depth + 1)
+        for items, paired, side in ((left, {p[0] for p in pairs}, ""),
+                                    (right, {p[1] for p in pairs}, "r")):
+            for k, (i, read, _) in enumerate(items):
+                if k not in paired:
+                    found: list[Verdict] = []
+                    self.walk(item, EMPTY if side else read, read if side else EMPTY,
+                              f"{address}[{side}{i}]", item_field, found, depth + 1)
+                    out += [v._replace(kind="extra_item") if side else v for v in found
+                            if v.kind != "correct_absence"]
 
     # -- what pairing reads of items -------------------------------------------------
 
     def pair(self, item: Any, left: list[Item], right: list[Item], address: str, field: str,
              depth: int) -> list[tuple[int, int]]:
         """The pairs (position in ``left``, position in ``right``) of two lists of kept
-        items, in listing order: the version's rule (:func:`pair_2_0`)."""
+        items, in listing order, by the version's rule (:func:`pair_2_0`)."""
         return self.rule(self, item, left, right, address, field, depth)
 
     def signature(self, node: Any, read: Read) -> str | None:
-        """Canonical content of a read as text, None when it states nothing: a leaf is
+        """Canonical content of a read as text, None when it states nothing: a leaf
         ``tag:key`` (``number:1240``), a value read as exact JSON ``json:<JSON>``, an
         object ``{"name"=...,...}`` of its non-empty members in schema order, an array
-        ``[...]`` of its items' signatures, sorted unless ordered. Items with equal
-        signatures score every leaf correct against each other; signatures put items in
-        canonical order (spec 2.0 §7 Pairing)."""
+        ``[...]`` of its items' signatures, sorted unless ordered. Equal signatures score
+        every leaf correct against each other; signatures order items canonically."""
         if node is IGNORED or read.tag is None:
             return None
         if read.tag == "[]":
@@ -1389,20 +1213,17 @@ class Walker:
             return "[" + ",".join(parts if node.ordered else sorted(parts)) + "]" \
                 if parts else None
         if read.tag == "{}":
-            parts = [f"{_quote(name)}={s}" for name, child in self.members(node, read.key)
-                     if (s := self.signature(child, read.key.get(name, EMPTY)))]
+            parts = [f"{_quote(name)}={sig}" for name, child in self.members(node, read.key)
+                     if (sig := self.signature(child, read.key.get(name, EMPTY)))]
             return "{" + ",".join(parts) + "}" if parts else None
-        if not isinstance(node, Leaf):
-            return "json:" + read.key
-        return f"{read.tag}:{shown(read.key)}"
+        return f"{read.tag}:{shown(read.key)}" if isinstance(node, Leaf) else "json:" + read.key
 
     def keys(self, node: Any, read: Read, path: str,
              tags: Mapping[str, set[str]] | None = None) -> list[tuple[str, str, Any, Leaf]]:
         """(path, tag, key, leaf) of every non-empty leaf below ``node`` as the walk
         compares it: a label's read (``tags`` None) under its own tag, a result's under
-        every tag a label used at its path (``tags``). A label leaf is correct against a
-        result leaf only if they share such a key (under hashable comparators, exactly
-        then), so shared keys find the candidate pairs."""
+        every tag a label used at its path. A label leaf is correct against a result leaf
+        only if they share such a key (under hashable comparators, exactly then)."""
         out: list[tuple[str, str, Any, Leaf]] = []
         stack = [(node, read, path)]
         while stack:
@@ -1414,26 +1235,22 @@ class Walker:
                 if used and "json" in used:  # against a label of the wrong kind here
                     out.append((path, "json", canon_exact(read.raw), _JSON_LEAF))
                 stack += [(node.items, v, f"{path}[]") for _, v, _ in read.key] \
-                    if read.tag == "[]" else \
-                    [(child, read.key.get(name, EMPTY), join(path, name))
-                     for name, child in self.members(node, read.key)]
+                    if read.tag == "[]" else [(child, read.key.get(name, EMPTY), join(path, name))
+                                              for name, child in self.members(node, read.key)]
                 continue
             leaf, own = (node, read.tag) if isinstance(node, Leaf) else (_JSON_LEAF, "json")
             if used is None:
                 out.append((path, own, read.key, leaf))
-                continue
-            for tag in used:
-                key = read.key if tag == own else self.key(leaf, tag, read.raw)
-                if key is not None:
-                    out.append((path, tag, key, leaf))
+            else:
+                out += [(path, tag, key, leaf) for tag in used if (key := read.key if tag == own
+                        else self.key(leaf, tag, read.raw)) is not None]
         return out
 
     def tally(self, node: Any, label: Read, result: Read, depth: int,
               counts: list[int]) -> list[int]:
-        """Add to ``counts`` [correct leaves, leaves present on both sides, leaves present on
-        one side only] the verdicts :meth:`walk` gives ``node`` for these reads, counted
-        without making them: the walk's own steps, for weighing a candidate pair
-        (tests/test_two_engines.py holds the two equal). Returns ``counts``."""
+        """Add to ``counts`` [correct, present on both sides, present on one side only] the
+        verdicts :meth:`walk` gives ``node`` for these reads, without making them: the
+        walk's own steps, to weigh a candidate pair (tests hold the two equal)."""
         if node is IGNORED:
             return counts
         if isinstance(node, Leaf) or depth > self.MAX_DEPTH or \
@@ -1445,7 +1262,7 @@ class Walker:
                 counts[0] += self.judge(leaf, label, result)[0] == "correct"
                 counts[1] += 1
             return counts
-        if result.tag is not None and result.tag not in _CONTAINER_TAGS:
+        if result.tag not in (None, *_CONTAINER_TAGS):
             result = EMPTY
         if label.tag is None and result.tag is None:
             return counts
@@ -1461,22 +1278,16 @@ class Walker:
         for k_left, k_right in pairs:
             self.tally(node.items, left[k_left][1], right[k_right][1], depth + 1, counts)
         paired_left, paired_right = {p[0] for p in pairs}, {p[1] for p in pairs}
-        for k, (_, read, _) in enumerate(left):  # each non-empty leaf of an unpaired item
-            if k not in paired_left:
-                counts[2] += len(self.keys(node.items, read, ""))
+        counts[2] += sum(len(self.keys(node.items, read, "")) for k, (_, read, _)
+                         in enumerate(left) if k not in paired_left)
         for k, (_, read, _) in enumerate(right):
             if k not in paired_right:
                 self.tally(node.items, EMPTY, read, depth + 1, counts)
         return counts
 
-    def solve_2_0(self, rows: int, cols: int, edges: Mapping[tuple[int, int], int],
-                  ) -> list[tuple[int, int]]:
-        """Version 2.0's assignment of weighed edges (:func:`assign_2_0`)."""
-        return assign_2_0(rows, cols, edges)
-
     def hashable(self, item: Any) -> bool:
         """Whether every leaf below ``item`` compares by key equality under every tag (no
-        fuzzy or tolerant leaf, no open map): then items may be indexed and joined."""
+        fuzzy or tolerant leaf, no open map): then items can be joined on their keys."""
         stack, seen = [item], set()
         while stack:
             node = stack.pop()
@@ -1500,10 +1311,10 @@ class Walker:
                 ) -> tuple[dict[tuple[int, int], tuple[int, int, int]], int]:
         """Every pair worth at least one correct leaf, weighed: {(row, column): (correct,
         both, one side)} over ``left`` x ``right``, and the most non-empty leaves a label
-        item has. Candidates are the pairs sharing a key (:meth:`keys`) when every leaf
-        is :meth:`hashable`, else every pair."""
+        item has. The candidates are the pairs sharing a key (:meth:`keys`) when every
+        leaf is :meth:`hashable` (a hash join: a pair needs a correct leaf), else all."""
         label_keys = [self.keys(item, read, "") for _, read, _ in left]
-        most = max(map(len, label_keys), default=0)
+        candidates: Any = ((r, c) for r in range(len(left)) for c in range(len(right)))
         if self.hashable(item):
             tags: dict[str, set[str]] = {}
             for path, tag, _, _ in (k for keys in label_keys for k in keys):
@@ -1514,20 +1325,23 @@ class Walker:
                     holding.setdefault(key, []).append(c)
             candidates = sorted({(r, c) for r, keys in enumerate(label_keys)
                                  for key in set(keys) for c in holding.get(key, ())})
-        else:
-            candidates = [(r, c) for r in range(len(left)) for c in range(len(right))]
         found = {}
         for r, c in candidates:
             hits, both, one = self.tally(item, left[r][1], right[c][1], depth + 1, [0, 0, 0])
             if hits:  # no pair worth 0 correct leaves is made
                 found[r, c] = (hits, both, one)
-        return found, most
+        return found, max(map(len, label_keys), default=0)
+
+    def solve_2_0(self, rows: int, cols: int, edges: Mapping[tuple[int, int], int],
+                  ) -> list[tuple[int, int]]:
+        """Version 2.0's assignment of weighed edges (:func:`assign_2_0`)."""
+        return assign_2_0(rows, cols, edges)
 
 
 def kept(item: Any, value: Any) -> bool:
     """Whether an array item takes part in matching (spec 2.0 §7): non-empty, and of the
-    JSON kind its node needs when that node is an object or an array (a wrong-kind item
-    is dropped as empty from the label as from the result)."""
+    kind its node needs when that is an object or an array (a wrong-kind item is dropped
+    as empty, from the label as from the result)."""
     return (not isinstance(item, ObjectNode | ArrayNode) or isinstance(value, _kind_of(item))) \
         and not is_empty(value)
 
@@ -1540,9 +1354,9 @@ _NEEDS_QUOTES = re.compile(r'[.\[\]"\\]')
 
 
 def join(path: str, name: Any) -> str:
-    """The address or field path of member ``name`` below ``path`` (spec 2.0 §7: field
-    paths are unambiguous): ``a.b`` for ``{"a": {"b": ...}}``, ``["a.b"]`` for
-    ``{"a.b": ...}``, ``m[""]`` for an empty open-map key (JSON string escaping)."""
+    """The address or field path of member ``name`` below ``path`` (spec 2.0 §7: paths
+    are unambiguous): ``a.b``, but ``["a.b"]`` for a name holding ``.[]"\\`` (or empty),
+    in JSON string escaping."""
     name = str(name)
     if not name or _NEEDS_QUOTES.search(name):
         return f"{path}[{json.dumps(name, ensure_ascii=False)}]"
@@ -1591,41 +1405,38 @@ def normalize_field_path(text: str) -> str:
 
 # ----- version 2.0's pairing rule, frozen with its known fault (spec 2.0 §5, §7) -------
 
-#: Cells (label items x result items left after identical pairs) up to which 2.0 solves
-#: with the dense solver, above which with the sparse one: the release's choice, frozen
-#: with 2.0 (spec 2.0 §5 "Known fault"): the two break ties between optimal
-#: assignments differently, so a tied pairing can depend on the array's size.
+#: The release's frozen choice of solver (spec 2.0 §5 "Known fault"): up to this many
+#: cells (label x result items left after identical pairs) the dense one, above it the
+#: sparse one. The two break ties between optimal assignments differently.
 DENSE_CELLS_2_0 = 250_000
 
 
-def pair_2_0(walker: Walker, item: Any, left: list, right: list, address: str,
+def pair_2_0(walker: Walker, item: Any, left: list[Item], right: list[Item], address: str,
              field: str, depth: int) -> list[tuple[int, int]]:
-    """Version 2.0's pairs of kept items (spec 2.0 §5, §7 Pairing), in listing order.
+    """Version 2.0's pairs of kept items (spec 2.0 §5, §7 Pairing), in listing order:
 
-    1. Both sides are put in canonical order: by signature, then by position.
-    2. When every leaf compares by key (:meth:`Walker.hashable`), identical items pair
-       first: each result item, in canonical order, takes the first waiting label item
-       with its signature.
-    3. The rest are paired by one optimal assignment of the pairs worth a correct leaf,
-       weighed ``correct x C + both`` with C one more than the most leaves an assignment
-       can have present on both sides, so correct leaves always come first
-       (:func:`assign_2_0`).
+    1. both sides in canonical order: by signature, then by position;
+    2. when every leaf compares by key (:meth:`Walker.hashable`), identical items first:
+       each result item, in canonical order, takes the first waiting label item with
+       its signature;
+    3. the rest by one optimal assignment of the pairs worth a correct leaf, weighed
+       ``correct x C + both`` with C one more than the most leaves an assignment can
+       have present on both sides, so correct leaves always come first (:func:`assign_2_0`).
+
     Identical pairs are listed first (in result canonical order), then the assigned ones
     (in label canonical order)."""
-    sig_left = [sig or "" for _, _, sig in left]
-    sig_right = [sig or "" for _, _, sig in right]
-    order_left = sorted(range(len(left)), key=sig_left.__getitem__)
-    order_right = sorted(range(len(right)), key=sig_right.__getitem__)
+    order_left = sorted(range(len(left)), key=lambda k: left[k][2] or "")
+    order_right = sorted(range(len(right)), key=lambda k: right[k][2] or "")
     pairs: list[tuple[int, int]] = []
     rest_right = order_right
     if walker.hashable(item):
         waiting: dict[str, list[int]] = {}
         for k in reversed(order_left):
-            waiting.setdefault(sig_left[k], []).append(k)
+            waiting.setdefault(left[k][2] or "", []).append(k)
         rest_right = []
         for k in order_right:
-            bucket = waiting.get(sig_right[k])
-            if bucket and sig_right[k]:
+            bucket = waiting.get(right[k][2] or "")
+            if bucket and right[k][2]:
                 pairs.append((bucket.pop(), k))
             else:
                 rest_right.append(k)
@@ -1643,16 +1454,12 @@ def pair_2_0(walker: Walker, item: Any, left: list, right: list, address: str,
 
 def assign_2_0(rows: int, cols: int, edges: Mapping[tuple[int, int], int],
                ) -> list[tuple[int, int]]:
-    """A maximum-weight one-to-one matching over ``edges`` {(row, column): positive
-    integer weight}, as version 2.0 solves it; items on no chosen edge stay unpaired.
-    Returns (row, column) pairs sorted by row.
-
-    The edges' own matching when no row or column is on two of them (then it is the only
-    optimum); else scipy's dense solver (:func:`shortest_augmenting_path`, restated)
-    up to :data:`DENSE_CELLS_2_0` cells, else its sparse one. Both are exact; which
-    optimum they return among ties is theirs, and so 2.0's."""
-    if not edges:
-        return []
+    """A maximum-weight one-to-one matching over ``edges`` {(row, column): positive int}
+    as version 2.0 solves it, (row, column) pairs sorted by row; items on no chosen edge
+    stay unpaired. The edges themselves when no row or column is on two (the only
+    optimum); else scipy's dense solver (:func:`shortest_augmenting_path`, restated) up
+    to :data:`DENSE_CELLS_2_0` cells, its sparse one above. Both are exact; which optimum
+    they return among ties is theirs, and so 2.0's."""
     if len({r for r, _ in edges}) == len(edges) == len({c for _, c in edges}):
         return sorted(edges)
     if rows * cols <= DENSE_CELLS_2_0:
@@ -1664,74 +1471,59 @@ def assign_2_0(rows: int, cols: int, edges: Mapping[tuple[int, int], int],
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
-    # Cost = ceiling - weight on the edges, sorted by (row, column), each row closed by
-    # one private dummy column of cost `ceiling`: a full matching always exists, and a
-    # row matched to its dummy is unpaired.
-    ceiling = max(edges.values()) + 1
-    indptr, indices, data = [0], [], []
-    by_row: dict[int, list[tuple[int, int]]] = {}
-    for (r, c), weight in sorted(edges.items()):
-        by_row.setdefault(r, []).append((c, ceiling - weight))
+    # cost = ceiling - weight on the edges, sorted by (row, column), each row closed by a
+    # private dummy column of cost `ceiling`: a full matching exists; a dummy is unpaired
+    ceiling, indptr, indices, data = max(edges.values()) + 1, [0], [], []
+    ordered, at = sorted(edges.items()), 0
     for r in range(rows):
-        for c, cost in by_row.get(r, ()):
+        while at < len(ordered) and ordered[at][0][0] == r:
+            (_, c), weight = ordered[at]
             indices.append(c)
-            data.append(cost)
+            data.append(ceiling - weight)
+            at += 1
         indices.append(cols + r)
         data.append(ceiling)
         indptr.append(len(indices))
     matrix = csr_matrix((np.array(data, np.float64), np.array(indices), np.array(indptr)),
                         shape=(rows, cols + rows))
-    matched_rows, matched_cols = min_weight_full_bipartite_matching(matrix)
-    return sorted((int(r), int(c)) for r, c in zip(matched_rows, matched_cols, strict=True)
-                  if c < cols)
+    matched = zip(*min_weight_full_bipartite_matching(matrix), strict=True)
+    return sorted((int(r), int(c)) for r, c in matched if c < cols)
 
 
 def shortest_augmenting_path(weights: list[list[int]]) -> list[tuple[int, int]]:
-    """A maximum-weight assignment of a dense matrix of integer ``weights`` (rows x
-    columns), every row of the smaller side assigned: the shortest augmenting path
-    algorithm of Crouse (IEEE TAES 52(4), 2016, pp. 1685-1686) with the tie rules of
-    ``scipy.optimize.linear_sum_assignment(maximize=True)``, restated so that version
-    2.0's pairing reads here (tests/test_two_engines.py holds it equal to scipy's).
-
-    scipy minimizes ``-weights``, transposed when there are more rows than columns; rows
-    are augmented in order; each search scans the unscanned columns in an order that
-    starts reversed and closes gaps by moving the last one in; among equal reduced costs
-    the last column not yet assigned is taken, else the first. Exact: every value is an
-    integer. Returns (row, column) pairs sorted by row."""
-    rows, cols = len(weights), len(weights[0]) if weights else 0
-    transposed = cols < rows
-    cost = [[-weights[r][c] for r in range(rows)] for c in range(cols)] if transposed \
-        else [[-w for w in line] for line in weights]
-    n, m = (cols, rows) if transposed else (rows, cols)
-    u, v = [0] * n, [0] * m
-    col4row, row4col, path = [-1] * n, [-1] * m, [-1] * m
+    """A maximum-weight assignment of a dense matrix of integer ``weights``, every row of
+    the smaller side assigned: Crouse's shortest augmenting path (IEEE TAES 52(4), 2016,
+    pp. 1685-1686) with the tie rules of ``scipy.optimize.linear_sum_assignment
+    (maximize=True)``, restated so that 2.0's pairing reads here (the tests hold it equal
+    to scipy's): minimize ``-weights``, transposed when rows outnumber columns; augment
+    rows in order; each search scans the columns left in an order that starts reversed
+    and closes gaps by moving the last one in, and among equal reduced costs takes the
+    last column not yet assigned, else the first. Exact (integers). Pairs sorted by row."""
+    transposed = len(weights) > len(weights[0])
+    cost = [[-w for w in line] for line in (zip(*weights, strict=True) if transposed else weights)]
+    n, m = len(cost), len(cost[0])
+    u, v, col4row, row4col, path = [0] * n, [0] * m, [-1] * n, [-1] * m, [-1] * m
     for current in range(n):
-        spc = [math.inf] * m  # shortest path cost to each column
-        scanned_rows: list[int] = []
-        scanned_cols: list[int] = []
-        remaining = list(range(m - 1, -1, -1))
-        low, i, sink = 0, current, -1
+        spc, rows_seen, cols_seen = [math.inf] * m, [current], []
+        remaining, low, i, sink = list(range(m - 1, -1, -1)), 0, current, -1
         while sink < 0:
-            scanned_rows.append(i)
             lowest, index, line = math.inf, -1, cost[i]
             for it, j in enumerate(remaining):
-                reduced = low + line[j] - u[i] - v[j]
-                if reduced < spc[j]:
+                if (reduced := low + line[j] - u[i] - v[j]) < spc[j]:
                     path[j], spc[j] = i, reduced
                 if spc[j] < lowest or (spc[j] == lowest and row4col[j] < 0):
                     lowest, index = spc[j], it
             low, j = lowest, remaining[index]
-            if row4col[j] < 0:
-                sink = j
-            else:
-                i = row4col[j]
-            scanned_cols.append(j)
+            sink, i = (j, i) if row4col[j] < 0 else (-1, row4col[j])
+            if sink < 0:
+                rows_seen.append(i)
+            cols_seen.append(j)
             remaining[index] = remaining[-1]
             remaining.pop()
         u[current] += low
-        for r in scanned_rows[1:]:
+        for r in rows_seen[1:]:
             u[r] += low - spc[col4row[r]]
-        for c in scanned_cols:
+        for c in cols_seen:
             v[c] -= low - spc[c]
         j = sink
         while True:  # augment along the path found
@@ -1740,25 +1532,21 @@ def shortest_augmenting_path(weights: list[list[int]]) -> list[tuple[int, int]]:
             col4row[i], j = j, col4row[i]
             if i == current:
                 break
-    pairs = [(col4row[r], r) for r in range(n)] if transposed else \
-        [(r, col4row[r]) for r in range(n)]
-    return sorted(pairs)
+    return sorted((col4row[r], r) if transposed else (r, col4row[r]) for r in range(n))
 
 
-# ----- the document (spec 2.0 §4, §6) --------------------------------------------------
+# ----- the document (spec 2.0 §4, §6) ---------------------------------------------------
 
 def _as_options(options: Options | Mapping[str, Any] | None) -> Options:
-    """``options`` as an Options: a mapping goes through :meth:`Options.from_mapping`."""
-    if options is None:
-        return Options()
+    """``options`` as an Options (a mapping through :meth:`Options.from_mapping`)."""
     return options if isinstance(options, Options) else Options.from_mapping(options)
 
 
 @dataclass(frozen=True)
 class Document:
     """One document prepared under a 2.x version: its schema compiled and its label read
-    once (``root``, ``label_read``); each result is then read and walked against them.
-    Raises ScoringError (from :func:`compile_schema`) when the schema is unusable."""
+    once; each result is then read and walked against them (:meth:`prepare` raises
+    ScoringError for an unusable schema)."""
 
     version: str
     walker: Walker
@@ -1774,8 +1562,8 @@ class Document:
         return cls(version, walker, root, label, walker.read(root, label), file)
 
     def score(self, result: Any) -> DocScore:
-        """The score of ``result`` (any JSON value; never raises on it): one walk, one
-        summation. A result that is not an object under an object schema is a parse
+        """The score of ``result`` (any JSON value; never raises for it): one walk, one
+        summation; a result that is not an object under an object schema is a parse
         failure. Raises ScoringError for a label that is not an object there."""
         if isinstance(self.root, ObjectNode):
             if not isinstance(self.label, dict):
@@ -1789,40 +1577,27 @@ class Document:
         return DocScore.from_verdicts(verdicts, version=self.version, exact=self.walker.exact)
 
     def parse_failure(self, data: Any = None) -> DocScore:
-        """An unusable result (spec 2.0 §4): every non-empty label leaf is a
-        ``parse_failure`` verdict, and the document scores 0.0 even when the label
-        states nothing."""
+        """An unusable result (spec 2.0 §4): each non-empty label leaf a ``parse_failure``
+        verdict, the document 0.0 even when the label states nothing."""
         found: list[Verdict] = []
         self.walker.walk(self.root, self.label_read, EMPTY, "", "", found)
         verdicts = [v._replace(kind="parse_failure") for v in found if v.kind == "missing"]
         return DocScore.from_verdicts(verdicts, version=self.version).replace(value=0.0)
 
     def missing(self) -> DocScore:
-        """A missing result file: scored as an empty result (spec 2.0 §6)."""
+        """A missing result file, scored as an empty result (spec 2.0 §6)."""
         return self.score({})
 
 
 def _document_2_0(schema: Any, label: Any, options: Options, file: str) -> Document:
-    return Document.prepare("2.0", Walker(COMPARATORS, pair_2_0), schema, label, options,
-                            file)
-
-
-def score_v2(result: Any, schema: Any, label: Any, *,
-             options: Options | Mapping[str, Any] | None = None, file: str = "") -> DocScore:
-    """Score one document under version 2.0 (``shared/spec/scoring-2.0.md``).
-
-    ``result``: any JSON value (never raises on it); ``schema``: a JSON Schema dict;
-    ``label``: the hand-verified JSON value; ``options``: benchmark-wide ``x-leafscore``
-    defaults. Returns a DocScore, accuracy in [0, 1]. Raises ScoringError for an
-    unusable schema or a label that is not an object under an object schema."""
-    return _document_2_0(schema, label, _as_options(options), file).score(result)
+    return Document.prepare("2.0", Walker(COMPARATORS, pair_2_0), schema, label, options, file)
 
 
 # =====================================================================================
 # 8. Version 1.0: DocuBench 0.1.0, frozen (spec 1.0)
 # =====================================================================================
-# Every rule below is spec 1.0, odd ones included; section numbers in comments are that
-# page's. Nothing here is shared with version 2.x, so no fix there moves a 1.0 number.
+# Every rule below is spec 1.0, odd ones included (section numbers are that page's).
+# Nothing here is shared with version 2.x, so no fix there moves a 1.0 number.
 
 _V1_SPACE = re.compile(r"\s+")
 _V1_NONWORD = re.compile(r"\W")  # the standard `re`, not `regex` (spec 1.0 §1.3)
@@ -1830,12 +1605,9 @@ _V1_NONWORD = re.compile(r"\W")  # the standard `re`, not `regex` (spec 1.0 §1.
 
 @dataclass(frozen=True)
 class DocScoreV1:
-    """A version-1.0 document score, shaped as spec 1.0 §5.
-
-    ``value`` is ``final``, a float in [0, 1]. ``arrays`` maps each array name (its
-    top-level member) to ``(score, total)`` with ``total`` the float weight of spec §3;
-    ``non_array`` is ``(score, counted)`` or None when the schema has no non-array part.
-    """
+    """A version-1.0 document score, shaped as spec 1.0 §5: ``value`` is ``final`` in
+    [0, 1]; ``arrays`` maps each array name (its top-level member) to ``(score, total)``,
+    ``total`` the float weight of §3; ``non_array`` is ``(score, counted)`` or None."""
 
     value: float
     arrays: dict[str, tuple[float, float]] | None = None
@@ -1849,16 +1621,14 @@ class DocScoreV1:
             out["arrays"] = {k: {"score": s, "total": t} for k, (s, t) in self.arrays.items()}
         if self.non_array is not None:
             out["non_array"] = {"score": self.non_array[0], "total": self.non_array[1]}
-        out["final"] = self.value
-        return out
+        return {**out, "final": self.value}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> DocScoreV1:
-        """Inverse of :meth:`to_dict` (for caches)."""
+        """Inverse of :meth:`to_dict`."""
         arrays, non = d.get("arrays"), d.get("non_array")
-        return cls(d["final"],
-                   None if arrays is None else {k: (v["score"], v["total"])
-                                                for k, v in arrays.items()},
+        return cls(d["final"], None if arrays is None else
+                   {k: (v["score"], v["total"]) for k, v in arrays.items()},
                    None if non is None else (non["score"], non["total"]))
 
 
@@ -1870,16 +1640,12 @@ def _v1_is_empty(value: Any) -> bool:
 def _v1_strip(value: Any) -> Any:
     """§1.1: an object drops each member whose stripped value is "", [] or {}; an array
     keeps every element (each stripped)."""
-    if isinstance(value, dict):
-        out = {}
-        for key, member in value.items():
-            member = _v1_strip(member)
-            if not (isinstance(member, str | list | dict) and len(member) == 0):
-                out[key] = member
-        return out
     if isinstance(value, list):
         return [_v1_strip(element) for element in value]
-    return value
+    if not isinstance(value, dict):
+        return value
+    members = ((key, _v1_strip(member)) for key, member in value.items())
+    return {k: m for k, m in members if not (isinstance(m, str | list | dict) and not m)}
 
 
 def _v1_normalize(value: Any, where: str) -> Any:
@@ -1889,45 +1655,40 @@ def _v1_normalize(value: Any, where: str) -> Any:
         return {key: _v1_normalize(member, where) for key, member in value.items()}
     if isinstance(value, list):
         return [_v1_normalize(element, where) for element in value]
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int | float):
+    if isinstance(value, str):
+        return _V1_NONWORD.sub("", _V1_SPACE.sub("", value).lower())
+    if isinstance(value, int | float) and not isinstance(value, bool):
         try:
             return round(float(value), 6)
         except OverflowError:
             raise ScoringError(where, "", f"number {str(value)[:20]}... is too large "
                                "for a float; version 2.0 reads it exactly") from None
-    if isinstance(value, str):
-        return _V1_NONWORD.sub("", _V1_SPACE.sub("", value).lower())
     return value
 
 
 def _v1_array_fields(schema: Any, file: str) -> dict[str, tuple[str, ...]]:
-    """§2: array name -> data path, in order of first discovery; a later field under the
-    same name replaces the earlier one. Raises ScoringError (§7) at the first array
-    field that is not under a chain of ``properties``."""
+    """§2: array name -> data path, in order of first discovery, a later one under the
+    same name replacing it. Raises ScoringError (§7) at the first array field that is
+    not under a chain of ``properties``."""
     fields: dict[str, tuple[str, ...]] = {}
     stack: list[tuple[Any, list[Any]]] = [(schema, [])]  # depth-first, document order
     while stack:
         node, tokens = stack.pop()
-        if isinstance(node, dict):
-            kind = node.get("type")
-            if kind == "array" or (isinstance(kind, list) and "array" in kind):
-                keys = [t for t in tokens if isinstance(t, str)]
-                if not (len(keys) >= 2 and len(keys) % 2 == 0 and len(keys) == len(tokens)
-                        and all(k == "properties" for k in keys[0::2])):
-                    raise ScoringError(file, json_pointer(tokens), (
-                        "version 1.0 has no answer for an array field here (DocuBench "
-                        "only scores arrays under a chain of 'properties'); "
-                        "version 2.0 scores it"))
-                fields[keys[1]] = tuple(keys[1::2])
-                continue
-            children = [(v, [*tokens, k]) for k, v in node.items()]
-        elif isinstance(node, list):
-            children = [(v, [*tokens, i]) for i, v in enumerate(node)]
-        else:
+        if isinstance(node, list):
+            stack.extend(reversed([(v, [*tokens, i]) for i, v in enumerate(node)]))
+        if not isinstance(node, dict):
             continue
-        stack.extend(reversed(children))
+        kind = node.get("type")
+        if kind == "array" or (isinstance(kind, list) and "array" in kind):
+            keys = [t for t in tokens if isinstance(t, str)]
+            if not (len(keys) >= 2 and len(keys) % 2 == 0 and len(keys) == len(tokens)
+                    and all(k == "properties" for k in keys[0::2])):
+                raise ScoringError(file, json_pointer(tokens), (
+                    "version 1.0 has no answer for an array field here (DocuBench only "
+                    "scores arrays under a chain of 'properties'); version 2.0 scores it"))
+            fields[keys[1]] = tuple(keys[1::2])
+            continue
+        stack.extend(reversed([(v, [*tokens, k]) for k, v in node.items()]))
     return fields
 
 
@@ -1960,38 +1721,34 @@ def _v1_flatten(item: Any) -> dict[str, Any]:
 
 
 def _v1_array_score(label_items: list[Any], result_items: list[Any]) -> tuple[float, float]:
-    """§3: (score, weight) of one array field, by DocuBench's greedy assignment: every
-    pair (label outer, result inner) sorted by similarity, highest first, stably; each
-    pair taken when both items are still free, its similarity added in that order."""
+    """§3: (score, weight) of one array field by DocuBench's greedy assignment: every pair
+    (label outer, result inner) sorted by similarity, highest first, stably; each pair
+    taken when both items are still free, its similarity added in that order.
+
+    Similarity is equal keys / kept keys, keys empty on both sides skipped, so the kept
+    keys are those non-empty on either side; an equal key is non-empty on both (a
+    non-empty value never ``==`` an empty one). A pair of similarity 0.0 adds nothing and
+    sorts last, so leaving it out changes neither the pairs taken nor a bit of the sum."""
     n_label, n_result = len(label_items), len(result_items)
     if n_label == 0 and n_result == 0:
         return 1.0, 0.0
     label_leaves = [_v1_flatten(item) for item in label_items]
     result_leaves = [_v1_flatten(item) for item in result_items]
-    counts = [max(1, sum(not _v1_is_empty(v) for v in leaves.values()))
-              for leaves in label_leaves]
-    weight = max(n_label, n_result) * (sum(counts) / n_label if n_label else 1.0)
+    label_full, result_full = ([{k for k, v in leaves.items() if not _v1_is_empty(v)}
+                                for leaves in side] for side in (label_leaves, result_leaves))
+    weight = max(n_label, n_result) * (
+        sum(max(1, len(full)) for full in label_full) / n_label if n_label else 1.0)
     if n_label == 0 or n_result == 0:
         return 0.0, weight
-    # Per spec 1.0 §3: keys empty on both sides are skipped, so the kept keys are those
-    # non-empty on either side; an equal key is non-empty on both (a non-empty value
-    # never == an empty one). Pairs of similarity 0.0 add nothing and sort last, so
-    # leaving them out changes neither the taken pairs nor a bit of the sum.
-    label_full = [{k for k, v in leaves.items() if not _v1_is_empty(v)}
-                  for leaves in label_leaves]
-    result_full = [{k for k, v in leaves.items() if not _v1_is_empty(v)}
-                   for leaves in result_leaves]
     pairs = []
     for i, (a, a_full) in enumerate(zip(label_leaves, label_full, strict=True)):
         for j, (b, b_full) in enumerate(zip(result_leaves, result_full, strict=True)):
             both = a_full & b_full
             kept_keys = len(a_full) + len(b_full) - len(both)
-            equal = sum(a[k] == b[k] for k in both)
-            if equal or not kept_keys:
+            if (equal := sum(a[k] == b[k] for k in both)) or not kept_keys:
                 pairs.append((equal / kept_keys if kept_keys else 1.0, i, j))
     pairs.sort(key=lambda pair: pair[0], reverse=True)  # stable: ties keep (i, j) order
-    free_label, free_result = [True] * n_label, [True] * n_result
-    total = 0.0
+    free_label, free_result, total = [True] * n_label, [True] * n_result, 0.0
     for similarity, i, j in pairs:
         if free_label[i] and free_result[j]:
             free_label[i] = free_result[j] = False
@@ -1999,30 +1756,25 @@ def _v1_array_score(label_items: list[Any], result_items: list[Any]) -> tuple[fl
     return total / max(n_label, n_result), weight
 
 
-_V1_GONE = object()
+_V1_GONE = object()  # a pruned node (None is a schema value like any other)
 
 
 def _v1_prune(node: Any) -> Any:
     """§4: the schema without array subschemas, empty members and propertyless objects."""
-    if isinstance(node, dict):
-        kind = node.get("type")
-        if kind == "array" or (isinstance(kind, list) and "array" in kind):
-            return _V1_GONE
-        out = {}
-        for key, member in node.items():
-            member = _v1_prune(member)
-            if member is not _V1_GONE and not (isinstance(member, list | dict) and not member):
-                out[key] = member
-        kind = out.get("type")
-        if (kind == "object" or (isinstance(kind, list) and "object" in kind)) and \
-                not out.get("properties"):
-            return _V1_GONE
-        return out
+    def keep(member: Any) -> bool:
+        return member is not _V1_GONE and not (isinstance(member, list | dict) and not member)
+
     if isinstance(node, list):
-        pruned = [_v1_prune(element) for element in node]
-        return [e for e in pruned if e is not _V1_GONE and not (isinstance(e, list | dict)
-                                                                 and not e)]
-    return node
+        return [e for e in map(_v1_prune, node) if keep(e)]
+    if not isinstance(node, dict):
+        return node
+    kind = node.get("type")
+    if kind == "array" or (isinstance(kind, list) and "array" in kind):
+        return _V1_GONE
+    out = {k: m for k, m in ((key, _v1_prune(member)) for key, member in node.items()) if keep(m)}
+    kind = out.get("type")
+    is_object = kind == "object" or (isinstance(kind, list) and "object" in kind)
+    return _V1_GONE if is_object and not out.get("properties") else out
 
 
 def _v1_non_array(pruned: dict[str, Any], result: Any, label: Any,
@@ -2041,18 +1793,16 @@ def _v1_non_array(pruned: dict[str, Any], result: Any, label: Any,
                 (child, res.get(key) if isinstance(res, dict) else None,
                  lab.get(key) if isinstance(lab, dict) else None,
                  f"{pointer}/properties/{_token(key)}") for key, child in props.items()]))
-            continue
-        if _v1_is_empty(res) and _v1_is_empty(lab):
-            continue
-        counted += 1
-        correct += res == lab
+        elif not (_v1_is_empty(res) and _v1_is_empty(lab)):
+            counted += 1
+            correct += res == lab
     return (correct / counted if counted else 1.0), counted
 
 
 @dataclass(frozen=True)
 class DocumentV1:
     """One document prepared under version 1.0: the schema's array fields and non-array
-    part found and the label pre-processed once (spec 1.0 §1-§4); ``problem`` is the
+    part found and the label pre-processed once (spec 1.0 §1-§4). ``problem`` is the
     ScoringError where the reference has no answer (§7), raised by every score."""
 
     arrays: dict[str, tuple[str, ...]]
@@ -2066,8 +1816,7 @@ class DocumentV1:
         try:
             arrays = _v1_array_fields(schema, file)
             try:
-                pruned = _v1_prune(schema)
-                label = _v1_normalize(_v1_strip(label), "label")
+                pruned, label = _v1_prune(schema), _v1_normalize(_v1_strip(label), "label")
             except RecursionError:  # the reference overflows too; name the input instead
                 raise ScoringError(file, "", "schema or label nested too deeply to walk") \
                     from None
@@ -2079,19 +1828,23 @@ class DocumentV1:
         return cls(arrays, pruned, label, file)
 
     def score(self, result: Any) -> DocScoreV1:
-        """The score of ``result`` (an envelope's data, any JSON value), exactly as
-        DocuBench 0.1.0 computes it. Raises :attr:`problem` if there is one."""
+        """The score of ``result`` (an envelope's data, any JSON value), as DocuBench
+        0.1.0 computes it. Raises :attr:`problem` if there is one."""
         if self.problem is not None:
             raise self.problem
         try:
             result = _v1_normalize(_v1_strip(result), "result")
         except (ScoringError, RecursionError):
             result = {}  # the reference crashes; a prediction is never an error: no result
-        scores = {name: _v1_array_score(_v1_items(self.label, path), _v1_items(result, path))
-                  for name, path in self.arrays.items()}
+        return self.final({name: _v1_array_score(_v1_items(self.label, path),
+                                                 _v1_items(result, path))
+                           for name, path in self.arrays.items()}, result)
+
+    def final(self, arrays: dict[str, tuple[float, float]], result: Any) -> DocScoreV1:
+        """§5: the document score from its arrays' (score, weight) and the non-array part."""
         non_array = _v1_non_array(self.pruned, result, self.label, self.file) \
             if isinstance(self.pruned, dict) and self.pruned.get("properties") else None
-        return DocScoreV1(v1_final(scores or None, non_array), scores or None, non_array)
+        return DocScoreV1(v1_final(arrays or None, non_array), arrays or None, non_array)
 
     def parse_failure(self, data: Any = None) -> DocScoreV1:
         """DocuBench scores what an unusable envelope gives (spec 1.0 §6): its data or {}."""
@@ -2103,23 +1856,18 @@ class DocumentV1:
 
 
 def score_v1(result: Any, schema: Any, label: Any, *, file: str = "") -> DocScoreV1:
-    """Score one document with version 1.0 (DocuBench 0.1.0), exactly.
-
-    ``result``, ``label``: any JSON values (the system's output, an envelope's ``data``;
-    the hand-verified label); ``schema``: the document's JSON Schema; ``file`` names the
-    schema in errors. Returns a DocScoreV1, ``value`` (``final``) in [0, 1]. Raises
-    ScoringError where the reference has no answer (spec 1.0 §7): no scorable field, an
-    array field outside a chain of ``properties``, a label number too large for a float.
-    """
+    """Score one document with version 1.0 (DocuBench 0.1.0), exactly: ``result`` and
+    ``label`` any JSON values, ``schema`` the document's JSON Schema, ``file`` naming it in
+    errors. Returns a DocScoreV1 (``value`` = ``final`` in [0, 1]). Raises ScoringError
+    where the reference has no answer (spec 1.0 §7)."""
     return DocumentV1.prepare(schema, label, file).score(result)
 
 
 def v1_final(arrays: Mapping[str, tuple[float, float]] | None,
              non_array: tuple[float, int] | None) -> float:
-    """Spec 1.0 §5: ``final`` from the parts, in DocuBench's order of float operations:
-    without array fields the non-array score, else the mean of the part scores weighted
-    by their totals (1.0 when every total is 0). A stored 1.0 score is checked against
-    it (``leafscore.cells``), so this is the one place it is written."""
+    """Spec 1.0 §5: ``final`` from the parts in DocuBench's order of float operations:
+    without arrays the non-array score, else the parts' scores weighted by their totals
+    (1.0 when every total is 0). A stored 1.0 score is checked against it."""
     if not arrays:
         return non_array[0] if non_array is not None else 1.0
     weighted = total = 0.0
@@ -2316,41 +2064,17 @@ def scoring_version(version: str | None) -> ScoringVersion:
 def score(result: Any, schema: Any, label: Any, *, version: str = DEFAULT_VERSION,
           options: Options | Mapping[str, Any] | None = None,
           file: str = "") -> DocumentScore:
-    """Score one document: ``result`` (the result itself, any JSON value) against ``label``.
+    """Score one document: ``result`` (the result itself, any JSON value, not a file's
+    envelope) against ``label`` (the hand-verified JSON value) under ``schema`` (a JSON
+    Schema dict), by scoring ``version`` (one of :data:`SCORING_VERSIONS`), with
+    benchmark-wide ``x-leafscore`` ``options`` (validated always, ignored by 1.0);
+    ``file`` names the document in errors. A result that is not an object under an
+    object schema is a parse failure (2.x). A file is read with :func:`score_file`.
 
-    Parameters
-    ----------
-    result : JSON value
-        The result itself, not a file's envelope: ``score({"status": "ok", "data": d},
-        ...)`` scores the envelope's own members (so it is 0.0 against most labels). A
-        file is read with :func:`score_file`; a parsed file's value is unwrapped with
-        ``scoring_version(version).envelope(value, schema).data``. A value that is not
-        an object under an object schema is a parse failure (2.0).
-    schema : dict
-        The document's JSON Schema.
-    label : JSON value
-        The hand-verified label.
-    version : str, default=DEFAULT_VERSION
-        One of :data:`SCORING_VERSIONS`.
-    options : Options or mapping, optional
-        Benchmark-wide ``x-leafscore`` defaults (ignored by 1.0, validated always).
-    file : str, optional
-        Names the document in errors.
+    Returns a :class:`DocScore` (2.x) or :class:`DocScoreV1` (1.0), ``.value`` in [0, 1].
+    Raises ValueError for an unknown version or option; ScoringError for a schema or
+    label the metric cannot score, never for a result.
 
-    Returns
-    -------
-    DocScore (2.0) or DocScoreV1 (1.0)
-        ``.value`` is the document score, a float in [0, 1].
-
-    Raises
-    ------
-    ValueError
-        For an unknown version or option.
-    ScoringError
-        For a schema or label the metric cannot score; never for a result.
-
-    Examples
-    --------
     >>> schema = {"type": "object", "properties": {"n": {"type": "number"}}}
     >>> score({"n": "1,240.00"}, schema, {"n": 1240}).value
     1.0
@@ -2363,12 +2087,9 @@ def score(result: Any, schema: Any, label: Any, *, version: str = DEFAULT_VERSIO
 def score_parse_failure(schema: Any, label: Any, *, version: str = DEFAULT_VERSION,
                         options: Options | Mapping[str, Any] | None = None,
                         file: str = "") -> DocumentScore:
-    """Score a document whose result is unusable (invalid JSON, failed envelope).
-
-    2.0: every non-empty label leaf is a ``parse_failure`` verdict (FN) and the value is
-    0.0 even when the label states nothing. 1.0: the score of an empty result
-    (``score_v1({}, schema, label)``). Raises as :func:`score` does.
-    """
+    """Score a document whose result is unusable (invalid JSON, a failed envelope): under
+    2.x every non-empty label leaf is a ``parse_failure`` verdict and the value is 0.0;
+    under 1.0, the score of an empty result. Raises as :func:`score`."""
     return scoring_version(version).parse_failure(None, schema, label, _as_options(options),
                                                   file)
 
@@ -2376,21 +2097,15 @@ def score_parse_failure(schema: Any, label: Any, *, version: str = DEFAULT_VERSI
 def score_file(result: str | os.PathLike[str], schema: str | os.PathLike[str],
                label: str | os.PathLike[str], *, version: str = DEFAULT_VERSION,
                options: Options | Mapping[str, Any] | None = None) -> DocumentScore:
-    """Score one result file against a label file under a schema file, as every entry
-    point does (the reader's rules, then the version's envelope rule).
-
-    ``result`` may hold an envelope (``{"status": "ok", "data": {...}}``) or the result
-    itself (:func:`is_envelope`); an unreadable or absent result file is scored as the
-    version says (parse failure; missing). Returns as :func:`score`. Raises InputError
-    naming the file and place for an unreadable schema or label, ScoringError as
-    :func:`score` does, ValueError for an unknown version or option.
-    """
+    """Score a result file against a label file under a schema file as every entry point
+    does (the reader's rules, then the version's envelope rule; an unreadable or absent
+    result is a parse failure or missing, as the version says). Returns as :func:`score`.
+    Raises InputError naming the file and place for an unreadable schema or label, and as
+    :func:`score`."""
     record = scoring_version(version)
-    resolved = _as_options(options)
-    schema_value = read_json_file(schema).value
-    label_value = read_json_file(label).value
-    outcome = read_outcome(Path(result), schema_value, record)
-    return record.score_outcome(outcome, schema_value, label_value, resolved, str(schema))
+    schema_value, label_value = read_json_file(schema).value, read_json_file(label).value
+    return record.score_outcome(read_outcome(Path(result), schema_value, record), schema_value,
+                                label_value, _as_options(options), str(schema))
 
 
 # =====================================================================================

@@ -128,13 +128,9 @@ class DocumentV1(scorer.DocumentV1):
             result = scorer._v1_normalize(scorer._v1_strip(result), "result")
         except (scorer.ScoringError, RecursionError):
             result = {}
-        scores = {name: v1.array_score(scorer._v1_items(self.label, path),
-                                       scorer._v1_items(result, path))
-                  for name, path in self.arrays.items()}
-        non_array = scorer._v1_non_array(self.pruned, result, self.label, self.file) \
-            if isinstance(self.pruned, dict) and self.pruned.get("properties") else None
-        return scorer.DocScoreV1(scorer.v1_final(scores or None, non_array), scores or None,
-                                 non_array)
+        return self.final({name: v1.array_score(scorer._v1_items(self.label, path),
+                                                scorer._v1_items(result, path))
+                           for name, path in self.arrays.items()}, result)
 
 
 def _document_1_0(schema: Any, label: Any, options: scorer.Options, file: str) -> DocumentV1:
