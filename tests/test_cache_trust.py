@@ -112,7 +112,7 @@ def test_a_folder_run_after_a_jsonl_run_on_the_same_bytes_prints_its_cold_output
 
 def test_the_reading_mode_is_part_of_the_key():
     base = dict(schema_sha256="s", label_sha256="l", result_sha256="r", version="2.0",
-                options_sha256="o", code_sha256="c")
+                engine="fast", options_sha256="o", code_sha256="c")
     assert cache_module.cache_key(**base, reader="file") != \
         cache_module.cache_key(**base, reader="jsonl-line")
 
