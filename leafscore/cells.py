@@ -168,7 +168,8 @@ def problem(stored: Any, record: scorer.ScoringVersion, *, missing: bool) -> str
         return "score of an unknown shape"
     if score.get("version", record.name) != record.name:
         return f"score of version {score['version']!r}"
-    return check(score, status, record) or _verdicts_problem(score, stored["errors"])
+    found = check(score, status, record)
+    return found or (_verdicts_problem(score, stored["errors"]) if record.has_verdicts else "")
 
 
 def status_problem(statuses: Sequence[Any], missing: Sequence[bool]) -> str:

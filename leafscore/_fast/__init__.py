@@ -1,8 +1,4 @@
-"""The accelerated engine's table: scoring version name -> its record (``--engine fast``).
-
-A placeholder: it holds the reference records (``scorer.VERSIONS``) until the accelerated
-engine replaces this file.
-"""
+"""The accelerated engine's table (``--engine fast``): version name -> record; a placeholder."""
 
 import scorer
 
