@@ -313,7 +313,7 @@ def test_calls_alongside_a_run_are_spread_over_its_cells_in_order(tmp_path):
 
 def test_every_call_alongside_is_made_when_the_run_comes_from_its_pack(tmp_path):
     root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
-    leafscore.evaluate(root, cache_dir=cache_dir, keep_verdicts=False)
+    leafscore.evaluate(root, cache_dir=cache_dir, keep_verdicts=False, engine="fast")
     made = []
     runner.score_benchmark(api.load(root), record=V2, engine="fast", options=scorer.Options(),
                            verdicts=False, cache=cache_module.Cache(cache_dir),
