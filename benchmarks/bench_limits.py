@@ -62,14 +62,15 @@ def _current_rss_mib() -> float:
 
 
 def _parse_deep(depth: int) -> Callable[[], str]:
-    from leafscore.jsonio import JSONInputError, loads_json
+    from leafscore.benchmark import loads_json
+    from scorer import InputError
 
     text = "[" * depth + "]" * depth
 
     def step() -> str:
         try:
             loads_json(text, source="deep.json")
-        except JSONInputError as error:
+        except InputError as error:
             return f"refused: {error.reason}"
         return "read"
 
@@ -95,7 +96,8 @@ def _rows(n: int, seed: int, dense: bool = False) -> list[dict]:
 
 
 def _load_file(megabytes: float) -> Callable[[], str]:
-    from leafscore.jsonio import JSONInputError, load_json
+    from leafscore.benchmark import load_json
+    from scorer import InputError
 
     folder = Path(tempfile.mkdtemp(prefix="leafscore-bench-"))
     path = folder / "big.json"
@@ -114,7 +116,7 @@ def _load_file(megabytes: float) -> Callable[[], str]:
         size = path.stat().st_size
         try:
             loaded = load_json(path)
-        except JSONInputError as error:
+        except InputError as error:
             return f"{size:,} bytes: refused: {error.reason}"
         finally:
             path.unlink()
@@ -205,11 +207,10 @@ def _score_scalars(n: int, version: str) -> Callable[[], str]:
 
 def _score_deep_schema(version: str) -> Callable[[], str]:
     import scorer
-    from leafscore.jsonio import DEFAULT_MAX_DEPTH
 
     schema: dict = {"type": "string"}
     label: object = "x"
-    for _ in range((DEFAULT_MAX_DEPTH - 2) // 2):
+    for _ in range((scorer.MAX_DEPTH - 2) // 2):
         schema = {"type": "object", "properties": {"a": schema}}
         label = {"a": label}
 

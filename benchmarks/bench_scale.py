@@ -12,7 +12,7 @@ Each mode runs in a fresh client process, with no cache, and keeps no verdicts (
 1. ``serial``: ``--executor local --workers 1``
 2. ``local``: ``--executor local --workers 2`` (a process pool)
 3. ``dask``: ``--executor dask`` on a ``LocalCluster`` of 2 single-thread worker
-   processes (``dask_executor.local_cluster``, the one ``--executor dask`` starts),
+   processes (``executors.dask.local_cluster``, the one ``--executor dask`` starts),
    started by the client before the clock starts (its start-up is reported apart, as a
    cluster would already be running); the client reaches it by its address
 
@@ -140,7 +140,7 @@ def child(mode: str, root: Path, workers: int, out: Path) -> None:
     if mode == "local":
         options = {"executor": "local", "workers": workers}
     elif mode == "dask":
-        from leafscore.dask_executor import local_cluster
+        from leafscore.executors.dask import local_cluster
 
         began = time.perf_counter()
         cluster = local_cluster(workers)  # the one `--executor dask` starts

@@ -13,16 +13,18 @@ adds whole benchmarks on top of it::
   whole benchmark, as an ``Evaluation`` (``leafscore.api``; docs/API.md);
 * the command line is ``leafscore`` (``leafscore.cli``), a thin layer over the API.
 
-Names are resolved on first use, so importing a submodule stays light.
+Names are resolved on first use, so importing a submodule stays light. No module of the
+package imports these names from here: each imports the module that defines it
+(``leafscore._version``, ``scorer``, ``leafscore.api``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from leafscore._version import __version__
 from scorer import SCORING_VERSIONS
 
-__version__ = "0.1.0"
 __all__ = ["SCORING_VERSIONS", "Evaluation", "__version__", "evaluate", "evaluate_benchmark",
            "evaluate_jsonl", "score", "score_file"]
 

@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import functools
-import hashlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -31,7 +29,7 @@ import scorer
 from leafscore import diff as diff_mod
 from leafscore import explain as explain_mod
 from leafscore import fields as fields_mod
-from leafscore import files, names, report, stats
+from leafscore import files, names, report, stats, versions
 from leafscore import gate as gate_mod
 from leafscore import leaderboard as leaderboard_mod
 from leafscore import power as power_mod
@@ -39,12 +37,13 @@ from leafscore import suspects as suspects_mod
 from leafscore import validity as validity_mod
 from leafscore import verdicts as verdicts_mod
 from leafscore.benchmark import Benchmark, load_folder, load_jsonl, read_raw
-from leafscore.cache import Cache, code_digest, default_cache_dir, scorer_digest
+from leafscore.cache import Cache, default_cache_dir, scorer_digest
 from leafscore.config import BenchmarkConfig, load_config
-from leafscore.errors import InputError
 from leafscore.executors import Executor, make_executor
-from leafscore.runner import Run, score_benchmark
-from leafscore.validate import check_label
+from leafscore.run import Run
+from leafscore.runner import score_benchmark
+from leafscore.validate import LabelChecks
+from scorer import InputError
 
 __all__ = ["Evaluation", "GateResult", "evaluate", "evaluate_benchmark", "evaluate_jsonl"]
 
@@ -71,7 +70,7 @@ class Evaluation:
     """One scored run of a benchmark and every analysis of it.
 
     ``benchmark`` is what was read (documents, systems, raw results, config); ``run`` the
-    document scores (``runner.Run``); ``warnings`` every warning met reading and scoring,
+    document scores (``run.Run``); ``warnings`` every warning met reading and scoring,
     one line each, in order (reading, names, labels that violate their schema, results).
     """
 
@@ -145,7 +144,7 @@ class Evaluation:
     def schema_validity(self) -> tuple[validity_mod.Validity, ...]:
         """Per system, the results that validate against their schema (missing and
         unparsable ones count as invalid); apart from the score (``validity``)."""
-        return validity_mod.schema_validity(self.benchmark, self.version)
+        return validity_mod.schema_validity(self.benchmark, self.run.record)
 
     def error_shares(self) -> tuple[leaderboard_mod.ErrorShares, ...]:
         """Per system, the share of each verdict kind among its scored verdicts
@@ -238,107 +237,8 @@ def _cache(cache: bool | Cache, cache_dir: str | Path | None) -> Cache:
     return Cache(Path(cache_dir) if cache_dir else default_cache_dir()) if cache else Cache(None)
 
 
-def label_warnings(bench: Benchmark, cache: Cache | None = None) -> list[str]:
-    """One line per label that violates its schema, then a count (empty when none).
-
-    ``cache``: where each label's outcome is kept, keyed by the schema's and label's
-    digests, their file names, and the validating code and library versions, so a rerun
-    over unchanged labels validates none of them again (a miss validates as usual); the
-    outcomes of a whole benchmark are also kept as one entry, so such a rerun reads one
-    file.
-    """
-    checks = _LabelChecks(bench, cache)
-    for step in checks.steps:
-        step()
-    return checks.warnings()
-
-
-class _LabelChecks:
-    """The label checks of a benchmark (:func:`label_warnings`), as ``steps`` to call
-    (one per label, none when the cache holds the whole benchmark's), so a run can make
-    them while its batches are scored elsewhere (``runner.score_benchmark``'s
-    ``alongside``); :meth:`warnings` once every step is done."""
-
-    def __init__(self, bench: Benchmark, cache: Cache | None = None) -> None:
-        # a folder of its own inside the cache, so cell entries and label checks never mix
-        self.store = cache.part("label-checks") if cache is not None else Cache(None)
-        self.documents = bench.documents
-        self.keys: list[str | None] = [_label_check_key(doc) for doc in bench.documents] \
-            if self.store.directory is not None else [None] * len(bench.documents)
-        self.whole = _sha256("label-checks", *self.keys) \
-            if self.store.directory is not None and self.keys else ""
-        found = self.store.get(self.whole) if self.whole else None
-        lines = found[0].get("label_checks") if found and isinstance(found[0], dict) else None
-        if isinstance(lines, list) and len(lines) == len(self.documents) \
-                and all(line is None or isinstance(line, str) for line in lines):
-            self.lines, self.steps = lines, []
-        else:
-            self.lines = [None] * len(self.documents)
-            self.steps = [functools.partial(self._check, i) for i in range(len(self.documents))]
-
-    def _check(self, i: int) -> None:
-        self.lines[i] = _checked_label(self.documents[i], self.store, self.keys[i])
-
-    def warnings(self) -> list[str]:
-        """One line per label that violates its schema, then a count; the whole
-        benchmark's outcomes stored when they were checked here."""
-        if self.steps and self.whole:
-            self.store.put(self.whole, {"label_checks": self.lines})
-        out = [line for line in self.lines if line is not None]
-        if out:
-            out.append(f"{len(out)} label(s) violate their schema; run `leafscore validate`")
-        return out
-
-
-def _checked_label(doc: Any, store: Cache, key: str | None) -> str | None:
-    """The warning line of one label (``_label_check``), read from ``store`` under ``key``
-    when it holds it, else checked and stored."""
-    found = store.get(key) if key is not None else None
-    line = found[0].get("label_check") if found and isinstance(found[0], dict) else None
-    if found and isinstance(found[0], dict) and "label_check" in found[0] \
-            and (line is None or isinstance(line, str)):
-        return line
-    line = _label_check(doc)
-    if key is not None:
-        store.put(key, {"label_check": line})
-    return line
-
-
-def _label_check(doc: Any) -> str | None:
-    """The warning line of one label that violates its schema, else ``None``."""
-    found = [p for p in check_label(doc.label, doc.schema, doc.label_file, doc.schema_file)
-             if p.level == "error"]
-    if not found:
-        return None
-    where = f"#{found[0].pointer}" if found[0].pointer else "the root"
-    return (f"{doc.label_file}: violates its schema ({len(found)} problem(s); "
-            f"first at {where}: {found[0].message}); scored as it is")
-
-
-def _label_check_key(doc: Any) -> str:
-    """Cache key of one label's schema check: everything its warning line depends on."""
-    return _sha256("label-check/1", code_digest(), _validator_version(), doc.schema_sha256,
-                   doc.label_sha256, doc.schema_file, doc.label_file)
-
-
-def _sha256(*parts: str) -> str:
-    """sha256 hex of ``parts`` joined by U+001F, which none of them holds."""
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
-
-
-@functools.cache
-def _validator_version() -> str:
-    """The versions of the libraries and the module a label check runs on."""
-    from importlib import metadata
-
-    import leafscore.validate as validate_mod
-
-    code = hashlib.sha256(Path(validate_mod.__file__).read_bytes()).hexdigest()
-    return "|".join([code, *(f"{name}={metadata.version(name)}"
-                             for name in ("jsonschema", "referencing"))])
-
-
-def evaluate_benchmark(bench: Benchmark, *, version: str | None = None, workers: int = 1,
+def evaluate_benchmark(bench: Benchmark, *, version: str | None = None,
+                       engine: str | None = None, workers: int = 1,
                        cache: bool | Cache = True, cache_dir: str | Path | None = None,
                        keep_verdicts: bool = True,
                        progress: Callable[[int, int], None] | None = None,
@@ -347,7 +247,10 @@ def evaluate_benchmark(bench: Benchmark, *, version: str | None = None, workers:
                        verdicts_to: str | Path | None = None) -> Evaluation:
     """Score a loaded :class:`~leafscore.benchmark.Benchmark`.
 
-    ``version``: default the config's pin, else the latest. ``executor``: where
+    ``version``: default the config's pin, else ``scorer.DEFAULT_VERSION`` (the latest).
+    ``engine``: ``"fast"`` or ``"reference"`` (``versions.ENGINES``; same scores), default
+    ``$LEAFSCORE_ENGINE``, else ``"fast"``. Both are resolved once, here
+    (``versions.resolve``), and the run carries the record. ``executor``: where
     documents are scored, in batches: ``"local"`` (this process for ``workers=1``, else
     a pool of ``workers`` processes), ``"dask"`` (the dask.distributed cluster at
     ``scheduler``, ``"tcp://HOST:PORT"``, else a ``LocalCluster`` of ``workers``
@@ -361,16 +264,16 @@ def evaluate_benchmark(bench: Benchmark, *, version: str | None = None, workers:
     ``progress(done, total)`` is called as cells are ready; ``before_scoring(warnings)``
     receives the reading warnings before scoring starts (the CLI prints them at once).
 
-    Raises ``ValueError`` for an unknown version or executor, ``workers < 1``, or
+    Raises ``ValueError`` for an unknown version, engine or executor, ``workers < 1``, or
     ``verdicts_to`` under a version without verdicts or with another suffix;
     ``scorer.ScoringError`` for a schema or label the metric cannot score;
     ``executors.ExecutorError`` when the executor cannot score (Dask not installed, a
     scheduler that cannot be reached within 5 s).
     """
-    resolved = version or bench.config.scoring_version or scorer.SCORING_VERSIONS[-1]
-    record = scorer.scoring_version(resolved)
+    chosen_engine = versions.choose_engine(engine)
+    record = versions.resolve(version, bench.config.scoring_version, engine=chosen_engine)
     if verdicts_to is not None and not record.has_verdicts:
-        raise ValueError(f"version {resolved} keeps no per-leaf verdicts to write")
+        raise ValueError(f"version {record.name} keeps no per-leaf verdicts to write")
     chosen = executor if not isinstance(executor, str) else make_executor(
         executor, workers=workers, scheduler=scheduler)
     store = _cache(cache, cache_dir)
@@ -380,11 +283,12 @@ def evaluate_benchmark(bench: Benchmark, *, version: str | None = None, workers:
         before_scoring(early)
     # Labels are checked in this process while the batches are scored (by a pool's
     # workers, or here one after another): their warnings come after the reading ones.
-    checks = _LabelChecks(bench, store)
+    checks = LabelChecks(bench, store)
     with contextlib.ExitStack() as stack:
         on_cell = None if verdicts_to is None else stack.enter_context(
             verdicts_mod.writer(Path(verdicts_to)))
-        run = score_benchmark(bench, version=resolved, options=bench.config.options,
+        run = score_benchmark(bench, record=record, engine=chosen_engine,
+                              options=bench.config.options,
                               cache=store, progress=progress,
                               verdicts=keep_verdicts, executor=chosen, on_cell=on_cell,
                               alongside=checks.steps)
@@ -393,7 +297,7 @@ def evaluate_benchmark(bench: Benchmark, *, version: str | None = None, workers:
 
 
 def evaluate(root: str | Path = ".", *, version: str | None = None,
-             systems: Iterable[str] | None = None, workers: int = 1,
+             engine: str | None = None, systems: Iterable[str] | None = None, workers: int = 1,
              cache: bool | Cache = True, cache_dir: str | Path | None = None,
              keep_verdicts: bool = True,
              progress: Callable[[int, int], None] | None = None,
@@ -413,8 +317,8 @@ def evaluate(root: str | Path = ".", *, version: str | None = None,
     ['97.24', '90.33']
     """
     bench = load(root, systems, cache=cache, cache_dir=cache_dir)
-    return evaluate_benchmark(bench, version=version, workers=workers, cache=cache,
-                              cache_dir=cache_dir, keep_verdicts=keep_verdicts,
+    return evaluate_benchmark(bench, version=version, engine=engine, workers=workers,
+                              cache=cache, cache_dir=cache_dir, keep_verdicts=keep_verdicts,
                               progress=progress, executor=executor, scheduler=scheduler,
                               verdicts_to=verdicts_to)
 
@@ -454,7 +358,8 @@ def load_jsonl_benchmark(gold: str | Path, preds: Mapping[str, str | Path],
 
 def evaluate_jsonl(gold: str | Path, preds: Mapping[str, str | Path], schema: str | Path, *,
                    id_key: str = "id", config: str | Path | None = None,
-                   version: str | None = None, workers: int = 1, cache: bool | Cache = True,
+                   version: str | None = None, engine: str | None = None, workers: int = 1,
+                   cache: bool | Cache = True,
                    cache_dir: str | Path | None = None, keep_verdicts: bool = True,
                    progress: Callable[[int, int], None] | None = None,
                    executor: str | Executor = "local", scheduler: str | None = None,
@@ -473,8 +378,8 @@ def evaluate_jsonl(gold: str | Path, preds: Mapping[str, str | Path], schema: st
     ('atlas', 'drift')
     """
     bench = load_jsonl_benchmark(gold, preds, schema, id_key=id_key, config=config)
-    return evaluate_benchmark(bench, version=version, workers=workers, cache=cache,
-                              cache_dir=cache_dir, keep_verdicts=keep_verdicts,
+    return evaluate_benchmark(bench, version=version, engine=engine, workers=workers,
+                              cache=cache, cache_dir=cache_dir, keep_verdicts=keep_verdicts,
                               progress=progress, executor=executor, scheduler=scheduler,
                               verdicts_to=verdicts_to)
 

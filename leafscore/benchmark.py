@@ -10,6 +10,7 @@ Folder layout (ROOT)::
 
 Results are raw bytes until scored (``read_result``), so a warm cache never parses
 them; a folder's are read when a run reaches them (``FolderResults``), not up front.
+Every JSON value is read by ``scorer.py``'s one reader (``load_json``, ``loads_json``).
 Nothing here writes, and nothing from the folder is executed or imported.
 """
 
@@ -26,10 +27,10 @@ from types import MappingProxyType
 from typing import Any
 
 import scorer
-from leafscore import files, jsonio
+from leafscore import files
 from leafscore.cache import Cache, code_digest
 from leafscore.config import DEFAULT_BREAKDOWNS, DEFAULT_METADATA_FILES, BenchmarkConfig
-from leafscore.errors import InputError
+from scorer import InputError
 
 
 def sha256(data: bytes) -> str:
@@ -186,6 +187,61 @@ class ResultRead:
 
 
 # ------------------------------------------------------------------------------------
+# Reading JSON: the package's door to scorer.py's one reader
+# ------------------------------------------------------------------------------------
+# Every file leafscore reads (schemas, labels, results, JSONL lines) goes through
+# ``scorer.parse_json`` (here, or ``scorer.read_json_file``): the same rules as ``python
+# scorer.py`` (encoding, nesting, NaN/Infinity and overflowing numbers refused, numbers
+# kept in their written form, duplicate keys and lone surrogates warned), listed in
+# docs/SCORING.md, "Reading files". The two functions below add only the unwrapping of a
+# markdown code fence.
+
+
+def load_json(path: str | os.PathLike[str], *, max_bytes: int = scorer.MAX_FILE_BYTES,
+              unwrap_fences: bool = False, max_depth: int = scorer.MAX_DEPTH
+              ) -> scorer.Parsed:
+    """Read one JSON value from the file at ``path`` (``scorer.read_file_bytes``, then
+    :func:`loads_json`).
+
+    ``max_bytes``: the largest file read; ``max_depth``: the deepest nesting accepted;
+    ``unwrap_fences``: a markdown code fence around the whole text is removed first, with
+    a warning. Returns ``scorer.Parsed``; raises ``scorer.InputError`` naming the path as
+    given, the place and why.
+    """
+    data = scorer.read_file_bytes(path, max_bytes=max_bytes)
+    return loads_json(data, source=os.fspath(path), unwrap_fences=unwrap_fences,
+                      max_depth=max_depth)
+
+
+def loads_json(text: str | bytes, *, source: str, unwrap_fences: bool = False,
+               max_depth: int = scorer.MAX_DEPTH) -> scorer.Parsed:
+    """Parse one JSON value from ``text`` (``scorer.parse_json``).
+
+    ``source`` names the input in errors and warnings (a path, or ``"pred.jsonl:4"``);
+    ``unwrap_fences``: remove a markdown code fence around the whole text
+    (``scorer.FENCE``), with a warning; errors then still name lines and columns of the
+    whole text. Returns ``scorer.Parsed``; raises ``scorer.InputError``.
+    """
+    if not unwrap_fences:
+        return scorer.parse_json(text, source, max_depth=max_depth)
+    warnings: list[str] = []
+    if not isinstance(text, str):
+        text = scorer.decode_bytes(bytes(text), source, warnings)
+    fenced = scorer.FENCE.fullmatch(text)
+    if fenced:  # the fence becomes blanks, so errors name lines of the whole text
+        start, end = fenced.span("body")
+        text = _blank(text[:start]) + text[start:end] + _blank(text[end:])
+        warnings.append(f"{source}: unwrapped a markdown code fence around the JSON")
+    parsed = scorer.parse_json(text, source, max_depth=max_depth)
+    return scorer.Parsed(parsed.value, (*warnings, *parsed.warnings), parsed.written_numbers)
+
+
+def _blank(text: str) -> str:
+    """``text`` with every character but line ends turned into a space."""
+    return "".join(c if c in "\r\n" else " " for c in text)
+
+
+# ------------------------------------------------------------------------------------
 # Reading one result
 # ------------------------------------------------------------------------------------
 
@@ -204,7 +260,7 @@ def read_result(raw: RawResult, record: scorer.ScoringVersion, schema: Any) -> R
         value: Any = scorer.UNREADABLE
     else:
         try:
-            parsed = jsonio.loads_json(raw.data, source=raw.file)
+            parsed = loads_json(raw.data, source=raw.file)
         except InputError as exc:
             warnings.append(f"{exc} (parse failure)")
             value = scorer.UNREADABLE
@@ -447,7 +503,7 @@ def load_folder(
     root = Path(root)
     if not root.is_dir():
         raise InputError(str(root), "", "benchmark folder does not exist")
-    limit = jsonio.DEFAULT_MAX_BYTES if max_bytes is None else max_bytes
+    limit = scorer.MAX_FILE_BYTES if max_bytes is None else max_bytes
     ids = list_ids(root, "labels")
     if not ids:
         raise InputError("labels/", "", "no label files (labels/<id>.json)")
@@ -524,7 +580,7 @@ def load_jsonl(
     if not preds:
         raise InputError("--pred", "", "no prediction file (give --pred SYSTEM=PATH)")
     schema_file = Path(schema).name
-    schema_value = jsonio.load_json(schema).value
+    schema_value = load_json(schema).value
     schema_digest = content_digest(schema_value)
     docs: dict[str, Document] = {}
     order: list[str] = []
@@ -532,7 +588,7 @@ def load_jsonl(
     for n, line in _lines(gold):
         where = f"{Path(gold).name}:{n}"
         try:
-            loaded = jsonio.loads_json(line, source=where)
+            loaded = loads_json(line, source=where)
         except InputError as exc:
             raise InputError(str(gold), f"line {n}", exc.reason) from None
         value = loaded.value

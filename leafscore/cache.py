@@ -11,13 +11,14 @@ option rescoring everything, follow from the key alone. Entries are files
 each MAC being HMAC-SHA256 under the cache's own random key (``<dir>/secret.key``, 32
 bytes, mode 0600, made on first use) over the cache key and the line, so an entry edited,
 planted without the secret, or copied under another key's name is a miss, and is
-rescored. What an entry must hold to be used is checked by its reader
-(``runner._load``). Each entry is written to a temporary file and renamed over its name,
-so a reader never sees half an entry; a damaged or unreadable entry is a miss. Entries
-are disposable, so unlike ``files.atomic_write_bytes`` no ``fsync`` is made: measured
-here, fsync cost 7 ms per entry (2.2 s of a 3.2 s cold DocuBench run), and an entry lost
-to a power cut is only rescored. The cache lives outside the benchmark: by default
-``$XDG_CACHE_HOME/leafscore`` (else ``~/.cache/leafscore``).
+rescored. What an entry must hold to be used is checked by its reader (``cells.problem``
+for a cell, ``runpack.decode`` for a run pack). Each entry is written to a temporary file
+and renamed over its name, so a reader never sees half an entry; a damaged or unreadable
+entry is a miss. Entries are disposable, so unlike ``files.atomic_write_bytes`` no
+``fsync`` is made: measured here, fsync cost 7 ms per entry (2.2 s of a 3.2 s cold
+DocuBench run), and an entry lost to a power cut is only rescored. The cache lives
+outside the benchmark: by default ``$XDG_CACHE_HOME/leafscore`` (else
+``~/.cache/leafscore``).
 """
 
 from __future__ import annotations
@@ -46,9 +47,12 @@ SECRET_BYTES = 32
 #: The reader tags of ``cache_key``: a result file read from a folder, or a JSONL
 #: prediction line re-encoded as the result file it stands for.
 READERS: tuple[str, ...] = ("file", "jsonl-line")
-#: Package modules whose code decides a cell besides scorer.py: the reader's limits and
-#: warnings (``jsonio``), the result bytes and envelope reading (``benchmark``).
-_READER_MODULES: tuple[str, ...] = ("jsonio.py", "benchmark.py")
+#: Package modules whose code decides a cell besides scorer.py: the result bytes, the
+#: reader's limits and warnings, and the envelope reading (``benchmark``).
+_READER_MODULES: tuple[str, ...] = ("benchmark.py",)
+#: The package folder of the accelerated engine (``versions.table("fast")``): every
+#: ``.py`` file under it decides the cells that engine scores.
+_ENGINE_FOLDER = "_fast"
 #: Libraries the metric calls whose versions can move a score (Unicode tables in
 #: ``regex``, similarity in ``rapidfuzz``, the assignment solvers in ``scipy``).
 _LIBRARIES: tuple[str, ...] = ("numpy", "scipy", "regex", "rapidfuzz", "referencing")
@@ -68,15 +72,26 @@ def scorer_digest() -> str:
     return hashlib.sha256(Path(scorer.__file__).read_bytes()).hexdigest()
 
 
+def engine_files() -> list[Path]:
+    """Every ``.py`` file of the accelerated engine (``leafscore/_fast/``, sub-folders
+    included), in path order: the code ``--engine fast`` scores with."""
+    folder = Path(__file__).resolve().parent / _ENGINE_FOLDER
+    return sorted(folder.rglob("*.py"), key=lambda path: path.as_posix())
+
+
 @functools.cache
 def code_digest() -> str:
-    """sha256 hex of the code a cell's score comes from: the bytes of ``scorer.py`` and of
-    the package's reader modules, the Python version and its Unicode database, and the
-    versions of the libraries the metric calls (an absent library counts as ``-``)."""
+    """sha256 hex of the code a cell's score comes from: the bytes of ``scorer.py``, of
+    the package's reader modules (:data:`_READER_MODULES`) and of every file of the
+    accelerated engine (:func:`engine_files`, each with its path), the Python version and
+    its Unicode database, and the versions of the libraries the metric calls (an absent
+    library counts as ``-``)."""
     parts = [scorer_digest()]
     here = Path(__file__).resolve().parent
     parts += [hashlib.sha256((here / name).read_bytes()).hexdigest()
               for name in _READER_MODULES]
+    parts += [f"{path.relative_to(here).as_posix()}:"
+              f"{hashlib.sha256(path.read_bytes()).hexdigest()}" for path in engine_files()]
     parts += [sys.version, unicodedata.unidata_version]
     from importlib import metadata  # 7 ms to import: a run with no cache never asks
 
@@ -101,6 +116,7 @@ def cache_key(
     label_sha256: str,
     result_sha256: str,
     version: str,
+    engine: str,
     options_sha256: str,
     code_sha256: str,
     reader: str,
@@ -121,6 +137,9 @@ def cache_key(
     version : str
         The scoring version's name (``record.name``): its scorer, envelope rule,
         parse-failure and missing rules all differ.
+    engine : str
+        The engine that scores it (``versions.ENGINES``): the engines give the same
+        scores, and this keeps a bug of one from ever serving the other its cells.
     options_sha256 : str
         Full digest of the benchmark-wide options (``options_sha256``): tolerances and
         comparators move verdicts.
@@ -147,8 +166,8 @@ def cache_key(
     if reader not in READERS:
         raise ValueError(f"reader={reader!r} is not one of {', '.join(map(repr, READERS))}")
     parts = (
-        CACHE_FORMAT, schema_sha256, label_sha256, result_sha256, version, options_sha256,
-        code_sha256, reader,
+        CACHE_FORMAT, schema_sha256, label_sha256, result_sha256, version, engine,
+        options_sha256, code_sha256, reader,
     )
     return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
 

@@ -24,19 +24,20 @@ from typing import Any, NoReturn
 import click
 
 import scorer
-from leafscore import __version__, api, files, jsonio, names
+from leafscore import api, files, names, versions
 from leafscore import explore as explore_mod
 from leafscore import gate as gate_mod
 from leafscore import render as render_mod
 from leafscore import report as report_mod
 from leafscore import stats as stats_mod
+from leafscore._version import __version__
 from leafscore.benchmark import Benchmark, only_results
 from leafscore.cache import Cache, default_cache_dir
 from leafscore.config import BenchmarkConfig
-from leafscore.errors import InputError
 from leafscore.executors import EXECUTORS, ExecutorError
 from leafscore.hygiene import visible
 from leafscore.validate import validate_folder
+from scorer import InputError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -89,23 +90,45 @@ def _root_argument(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
+def _engine_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--engine, for every command that scores (``validate`` scores labels too)."""
+    return click.option(
+        "--engine", metavar="|".join(versions.ENGINES),
+        help=f"Scoring engine: {versions.DEFAULT_ENGINE} or reference (scorer.py's own); "
+             f"same scores (default: ${versions.ENGINE_VARIABLE}, else "
+             f"{versions.DEFAULT_ENGINE}).")(command)
+
+
+def _chosen_engine(asked: str | None) -> str:
+    """The engine of a command line (``versions.choose_engine``: --engine, else
+    $LEAFSCORE_ENGINE, else the default); an unknown one is one line on stderr, exit 2,
+    before anything is read."""
+    try:
+        return versions.choose_engine(asked)
+    except ValueError as exc:
+        click.echo(visible(f"leafscore: error: {exc}"), err=True)
+        raise click.exceptions.Exit(EXIT_USAGE) from None
+
+
 def _scoring_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--version, --workers, --executor, --scheduler, --no-cache, --cache-dir, declared
-    once for every scoring command and handed to it as one ``settings: ScoringSettings``
-    argument."""
+    """--version, --engine, --workers, --executor, --scheduler, --no-cache, --cache-dir,
+    declared once for every scoring command and handed to it as one
+    ``settings: ScoringSettings`` argument."""
 
     @functools.wraps(command)
-    def with_settings(*args: Any, version: str | None, workers: int, executor: str,
-                      scheduler: str | None, no_cache: bool, cache_dir: Path | None,
-                      **kwargs: Any) -> Any:
+    def with_settings(*args: Any, version: str | None, engine: str | None, workers: int,
+                      executor: str, scheduler: str | None, no_cache: bool,
+                      cache_dir: Path | None, **kwargs: Any) -> Any:
         if scheduler and executor != "dask":
             _usage("--scheduler goes with --executor dask")
-        settings = ScoringSettings(version, workers, no_cache, cache_dir, executor, scheduler)
+        settings = ScoringSettings(version, workers, no_cache, cache_dir, executor, scheduler,
+                                   _chosen_engine(engine))
         return command(*args, settings=settings, **kwargs)
 
     decorators = [
         click.option("--version", "version", type=click.Choice(scorer.SCORING_VERSIONS),
                      help="Scoring version (default: benchmark.toml's pin, else the latest)."),
+        _engine_option,
         click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
                      help="Worker processes (local pool, or a Dask LocalCluster); output "
                           "is identical for every value."),
@@ -140,7 +163,8 @@ def _bootstrap_options(command: Callable[..., Any]) -> Callable[..., Any]:
 
 @dataclass(frozen=True)
 class ScoringSettings:
-    """The scoring options of one command line."""
+    """The scoring options of one command line; ``engine`` is already chosen
+    (``versions.choose_engine``)."""
 
     version: str | None
     workers: int
@@ -148,18 +172,18 @@ class ScoringSettings:
     cache_dir: Path | None
     executor: str = "local"
     scheduler: str | None = None
+    engine: str = versions.DEFAULT_ENGINE
 
 
-def resolve_version(flag: str | None, config: BenchmarkConfig) -> str:
-    """The scoring version: the flag, else the config's pin (checked when the config was
-    read), else the latest (noted)."""
-    if flag:
-        return flag
-    if config.scoring_version is not None:
-        return config.scoring_version
-    latest = scorer.SCORING_VERSIONS[-1]
-    _note(f"no scoring_version pinned (benchmark.toml); using the latest, {latest}")
-    return latest
+def resolve_version(settings: ScoringSettings,
+                    config: BenchmarkConfig) -> scorer.ScoringVersion:
+    """The record of the scoring version (``versions.resolve``): --version, else the
+    config's pin (checked when the config was read), else the default, the latest
+    (noted on stderr), from the table of the chosen engine."""
+    return versions.resolve(settings.version, config.scoring_version, engine=settings.engine,
+                            on_default=lambda latest: _note(
+                                "no scoring_version pinned (benchmark.toml); using the "
+                                f"latest, {latest}"))
 
 
 def _cache(settings: ScoringSettings) -> Cache:
@@ -286,16 +310,18 @@ def _open(source: Source, settings: ScoringSettings, *, systems: tuple[str, ...]
     checked before any scoring. ``verdicts_to``: a file the verdicts are streamed to.
     """
     bench = _bench_of(source, systems, _cache(settings))
-    version = resolve_version(settings.version, bench.config)
-    if needs_verdicts and not scorer.scoring_version(version).has_verdicts:
+    record = resolve_version(settings, bench.config)
+    if needs_verdicts and not record.has_verdicts:
         latest = scorer.SCORING_VERSIONS[-1]
-        _fail(f"`leafscore {needs_verdicts}` needs per-leaf verdicts, which version {version} "
-              f"does not keep; pass --version {latest}")
-    return _evaluate(bench, settings, version, keep_verdicts, verdicts_to)
+        _fail(f"`leafscore {needs_verdicts}` needs per-leaf verdicts, which version "
+              f"{record.name} does not keep; pass --version {latest}")
+    return _evaluate(bench, settings, record, keep_verdicts, verdicts_to)
 
 
-def _evaluate(bench: Benchmark, settings: ScoringSettings, version: str,
+def _evaluate(bench: Benchmark, settings: ScoringSettings, record: scorer.ScoringVersion,
               verdicts: bool, verdicts_to: Path | None = None) -> api.Evaluation:
+    """Score ``bench`` under ``record`` (resolved by the command: the API, given its
+    name, finds the same record), printing warnings as they come."""
     printed = 0
 
     def early(warnings: Any) -> None:
@@ -306,7 +332,8 @@ def _evaluate(bench: Benchmark, settings: ScoringSettings, version: str,
 
     with _progress("scoring") as progress:
         evaluation = _analysis(lambda: api.evaluate_benchmark(
-            bench, version=version, workers=settings.workers, cache=_cache(settings),
+            bench, version=record.name, engine=settings.engine, workers=settings.workers,
+            cache=_cache(settings),
             keep_verdicts=verdicts, progress=progress, before_scoring=early,
             executor=settings.executor, scheduler=settings.scheduler,
             verdicts_to=verdicts_to))
@@ -381,14 +408,16 @@ def main() -> None:
 @click.option("--version", "version", type=click.Choice(scorer.SCORING_VERSIONS),
               help="Scoring version to check under (default: benchmark.toml's pin, else the "
                    "latest).")
+@_engine_option
 @handles_errors
-def validate(root: Path, fmt: str, version: str | None) -> None:
+def validate(root: Path, fmt: str, version: str | None, engine: str | None) -> None:
     """Check ROOT with the metric itself: ids agree, schemas are valid and compile under
     the scoring version, labels obey their schemas and score, benchmark.toml is valid,
     names are safe to show, and each odd result file says what `score` will do with it.
     Exit 1 when any error is found (warnings never fail); exit 2 where scoring would stop
     too (no results/)."""
-    problems = validate_folder(root, version) + names.folder_problems(root)
+    chosen = _chosen_engine(engine)
+    problems = validate_folder(root, version, engine=chosen) + names.folder_problems(root)
     errors = [p for p in problems if p.level == "error"]
     warnings = [p for p in problems if p.level == "warning"]
     if fmt == "json":
@@ -506,7 +535,7 @@ def _foreign_summary(path: Path) -> bool:
     if not path.exists():
         return False
     try:
-        value = jsonio.load_json(path).value
+        value = scorer.read_json_file(path).value
     except InputError:
         return True
     signature = value.get("signature") if isinstance(value, dict) else None
@@ -680,11 +709,11 @@ def explain(doc_id: str, source: Source, system: str, fmt: str,
     single = dataclasses.replace(
         bench, documents=tuple(d for d in bench.documents if d.id == doc_id),
         results=only_results(bench.results, ids=(doc_id,)))
-    version = resolve_version(settings.version, bench.config)
-    if not scorer.scoring_version(version).has_verdicts:
-        _fail(f"`leafscore explain` needs per-leaf verdicts, which version {version} does "
-              f"not keep; pass --version {scorer.SCORING_VERSIONS[-1]}")
-    evaluation = _evaluate(single, settings, version, True)
+    record = resolve_version(settings, bench.config)
+    if not record.has_verdicts:
+        _fail(f"`leafscore explain` needs per-leaf verdicts, which version {record.name} "
+              f"does not keep; pass --version {scorer.SCORING_VERSIONS[-1]}")
+    evaluation = _evaluate(single, settings, record, True)
     _emit(render_mod.render_explain(_analysis(lambda: evaluation.explain(doc_id, system)), fmt))
 
 
@@ -746,16 +775,16 @@ def diff_command(source: Source, base: str, head: str, fail_on_regression: bool,
                  settings: ScoringSettings) -> None:
     """Compare HEAD against BASE: per-field F1, flipped documents, interval of the change."""
     bench = _analysis(lambda: _bench_of(source, (), _cache(settings)))
-    version = resolve_version(settings.version, bench.config)
+    record = resolve_version(settings, bench.config)
     if base in bench.systems and head in bench.systems:
         keep = tuple(sorted({base, head}))
-        evaluation = other = _evaluate(_only(bench, keep), settings, version, False)
+        evaluation = other = _evaluate(_only(bench, keep), settings, record, False)
         base_name, head_name = base, head
     else:
         (base_bench, base_name), (head_bench, head_name) = (
             _side(source, bench, base, "--base"), _side(source, bench, head, "--head"))
-        evaluation = _evaluate(base_bench, settings, version, False)
-        other = _evaluate(head_bench, settings, version, False)
+        evaluation = _evaluate(base_bench, settings, record, False)
+        other = _evaluate(head_bench, settings, record, False)
     result = _analysis(lambda: evaluation.diff(
         base_name, head_name, tolerance=tolerance, resamples=resamples, seed=seed,
         head_evaluation=other, names=(base, head)))

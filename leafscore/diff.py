@@ -120,7 +120,7 @@ def compare(
 
     Parameters
     ----------
-    base_run, head_run : leafscore.runner.Run
+    base_run, head_run : leafscore.run.Run
         The same run twice, or two comparable runs (``check_comparable``).
     base_system, head_system : str
         A system of each run.

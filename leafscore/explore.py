@@ -143,7 +143,7 @@ def _verdicts(run: Any) -> tuple[list[str], list[list[list[int]]]] | None:
     """Every verdict of ``run`` compacted: (string table, ``[system][document]`` flat int
     lists of :data:`VERDICT_LAYOUT`), verdicts in reading order (``explain``). ``None``
     when the version keeps no verdicts (1.0)."""
-    if not scorer.scoring_version(run.version).has_verdicts:
+    if not run.record.has_verdicts:
         return None
     from leafscore.explain import reading_order
 
@@ -234,7 +234,7 @@ def page_data(evaluation: Any, *, resamples: int = stats.DEFAULT_RESAMPLES,
     if summary is None:
         summary = evaluation.summary(resamples=resamples, seed=seed)
     compact = _verdicts(run)
-    record = scorer.scoring_version(run.version)
+    record = run.record
     # Said in the version's own words: how a parse failure scores differs by version too
     # (1.0 scores what the envelope kept), so the page claims only the missing rule.
     rule = (f"the macro mean over the shown documents: the mean of their document scores "

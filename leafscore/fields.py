@@ -62,17 +62,18 @@ def error_kinds(verdicts: Iterable[Any]) -> dict[str, dict[str, int]]:
     in :data:`NOT_ERRORS`, keys sorted. This is what a run keeps of a document's verdicts
     for the per-field tables, so reports need not keep the verdicts themselves.
     """
-    return _error_kinds(Counter((verdict.field, verdict.kind) for verdict in verdicts))
+    return tally_error_kinds(Counter((verdict.field, verdict.kind) for verdict in verdicts))
 
 
 def error_kinds_of(score: Any) -> dict[str, dict[str, int]]:
     """:func:`error_kinds` of a version-2.0 ``DocScore``'s verdicts, counted from its
     :meth:`~scorer.DocScore.verdict_tally`, so its Verdict objects are never built."""
-    return _error_kinds(score.verdict_tally())
+    return tally_error_kinds(score.verdict_tally())
 
 
-def _error_kinds(tally: Mapping[tuple[str, str], int]) -> dict[str, dict[str, int]]:
-    """:func:`error_kinds` from (field path, kind) -> count, in first-seen order."""
+def tally_error_kinds(tally: Mapping[tuple[str, str], int]) -> dict[str, dict[str, int]]:
+    """:func:`error_kinds` from ``(field path, kind) -> count`` in first-seen order (a
+    score's ``verdict_tally``, or the verdicts of a stored cell counted as they are read)."""
     found: dict[str, dict[str, int]] = {}
     counted: set[str] = set()
     for (field, kind), many in tally.items():
@@ -140,7 +141,7 @@ def system_fields(run: Any, system: str) -> tuple[FieldRow, ...]:
 
 def cell_errors(cell: Any) -> Mapping[str, Mapping[str, int]]:
     """A cell's per-field error kinds: its folded ``errors`` when it has them (a
-    ``runner.Cell``), else folded from its score's verdicts."""
+    ``cells.Cell``), else folded from its score's verdicts."""
     folded = getattr(cell, "errors", None)
     return folded if folded is not None else _kinds(cell.score)
 

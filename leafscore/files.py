@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
-from leafscore.errors import InputError
+from scorer import InputError
 
 __all__ = [
     "INPUT_DIRS",
@@ -136,7 +136,8 @@ def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     Raises
     ------
     UnicodeEncodeError
-        If ``text`` holds an unpaired surrogate (``leafscore.jsonio`` never returns one).
+        If ``text`` holds an unpaired surrogate (the JSON reader, ``scorer.parse_json``,
+        never returns one).
     OSError
         As :func:`atomic_write_bytes`.
     """

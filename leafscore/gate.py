@@ -89,7 +89,7 @@ def gate(
 
     Parameters
     ----------
-    run : leafscore.runner.Run
+    run : leafscore.run.Run
     system : str
     min_score : float in [0, 1], optional
         Minimum macro accuracy (``Run.system_score``); a system with nothing scored fails.

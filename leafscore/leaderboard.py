@@ -245,7 +245,7 @@ def leaderboard(
 
     Parameters
     ----------
-    run : leafscore.runner.Run
+    run : leafscore.run.Run
         At least one system and one document.
     resamples, seed, confidence
         Bootstrap settings (``stats.bootstrap_macro``); recorded in the signature.

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from leafscore.benchmark import list_ids, list_systems
-from leafscore.errors import InputError
 from leafscore.hygiene import is_hidden, visible
 from leafscore.validate import Problem
+from scorer import InputError
 
 __all__ = ["NameProblem", "check_names", "folder_problems", "scripts"]
 

@@ -128,7 +128,7 @@ def analyse(run: Any, *, sd: float | None = None, delta: float = 0.01,
 
     Parameters
     ----------
-    run : leafscore.runner.Run
+    run : leafscore.run.Run
         At least one document.
     sd : float, optional
         The sd of per-document differences to assume, >= 0 (a fraction); default the

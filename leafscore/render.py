@@ -29,7 +29,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import scorer
 from leafscore import hygiene, stats
 from leafscore.diff import Diff
 from leafscore.explain import Explanation
@@ -141,7 +140,7 @@ def render_matrix(run: Any, fmt: str) -> str:
     if "parse_failure" in used:
         notes.append("†: parse failure (scored 0).")
     if "missing" in used:
-        empty = scorer.scoring_version(run.version).missing_rule
+        empty = run.record.missing_rule
         notes.append(f"‡: missing result ({empty}).")
     table = Table(
         title="Document scores (%)",

@@ -22,12 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import scorer
-from leafscore import __version__, files, hygiene, stats
 from leafscore import fields as fields_mod
+from leafscore import files, hygiene, stats
 from leafscore import leaderboard as leaderboard_mod
 from leafscore import power as power_mod
 from leafscore import suspects as suspects_mod
-from leafscore.runner import Run
+from leafscore._version import __version__
+from leafscore.run import Run
 from leafscore.signature import parse_signature
 from leafscore.stats import DEFAULT_RESAMPLES, DEFAULT_SEED, MAX_RESAMPLES
 
@@ -186,7 +187,7 @@ def _power(run: Run, resamples: int, seed: int) -> dict[str, Any]:
 
 def _suspects(run: Run) -> dict[str, Any] | None:
     """``suspects`` at the default agreement; ``None`` under 1.0 (no verdicts)."""
-    if not scorer.scoring_version(run.version).has_verdicts:
+    if not run.record.has_verdicts:
         return None
     found = suspects_mod.find(run)
     return {"min_agree": found.min_agree,

@@ -94,7 +94,7 @@ def find(run: Any, *, min_agree: int | None = None) -> Suspects:
 
     Parameters
     ----------
-    run : leafscore.runner.Run
+    run : leafscore.run.Run
         A version-2.0 run (its cells hold verdicts).
     min_agree : int, optional
         Systems that must agree, >= 2; default :func:`default_min_agree`.

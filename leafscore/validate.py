@@ -15,18 +15,25 @@ exit code. Errors are faults of the benchmark itself (schemas, labels, ids, conf
 metadata, unsafe paths). A result is a system's output, and every bad one has a defined
 outcome when scored (a parse failure, or a missing result), so result problems (not
 JSON, not an object, no ``data``, ``"status": "failed"``, missing) are warnings.
+
+A scoring run checks its labels against their schemas too, and warns (``LabelChecks``,
+``label_warnings``): each label's outcome is kept in the cache, so a warm rerun validates
+nothing again.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import scorer
-from leafscore import files, jsonio
+from leafscore import files, versions
 from leafscore.benchmark import (
+    Benchmark,
     RawResult,
     list_ids,
     list_systems,
@@ -34,8 +41,9 @@ from leafscore.benchmark import (
     raw_result,
     read_result,
 )
+from leafscore.cache import Cache, code_digest
 from leafscore.config import BenchmarkConfig, load_config
-from leafscore.errors import InputError
+from scorer import InputError
 
 LEVELS: tuple[str, ...] = ("error", "warning")
 
@@ -87,7 +95,7 @@ def _load(root: Path, rel: str) -> tuple[Any, list[Problem]]:
     except InputError as exc:
         return None, [_from_input_error(exc, rel)]
     try:
-        loaded = jsonio.load_json(path)
+        loaded = scorer.read_json_file(path)
     except InputError as exc:
         return None, [_from_input_error(exc, rel)]
     return loaded.value, [_warning(rel, "", _strip_source(w, path)) for w in loaded.warnings]
@@ -182,15 +190,17 @@ def check_result(raw: RawResult, record: scorer.ScoringVersion, schema: Any) -> 
                            "the schema does not declare 'data' (add \"status\": \"ok\")")
 
 
-def validate_folder(root: Path, version: str | None = None) -> list[Problem]:
+def validate_folder(root: Path, version: str | None = None, *,
+                    engine: str | None = None) -> list[Problem]:
     """Every problem of the benchmark at ``root``, errors and warnings, in file order.
 
-    Checks with the metric itself, under ``version`` (default: the config's pin, else the
-    latest): each schema compiled and each label scored against itself
-    (:func:`check_metric`), each result read by the same reader and envelope rule as
-    ``score`` (:func:`check_result`). Raises ``InputError`` (exit 2) where every scoring
-    command stops too: ``root`` is not a folder, or there is no system folder under
-    ``results/``.
+    Checks with the metric itself, under ``version`` as the engine ``engine`` scores it
+    (``versions.resolve``: default the config's pin, else ``scorer.DEFAULT_VERSION``; the
+    engine ``versions.choose_engine``'s): each schema compiled and each label scored
+    against itself (:func:`check_metric`), each result read by the same reader and
+    envelope rule as ``score`` (:func:`check_result`). Raises ``InputError`` (exit 2)
+    where every scoring command stops too: ``root`` is not a folder, or there is no
+    system folder under ``results/``; ``ValueError`` for an unknown version or engine.
     """
     root = Path(root)
     if not root.is_dir():
@@ -201,7 +211,7 @@ def validate_folder(root: Path, version: str | None = None) -> list[Problem]:
         config = load_config(root)
     except InputError as exc:
         problems.append(_error(scorer.CONFIG_NAME, exc.pointer, exc.reason))
-    record = scorer.scoring_version(version or config.scoring_version)
+    record = versions.resolve(version, config.scoring_version, engine=engine)
     systems = list_systems(root)
     ids: dict[str, list[str]] = {}
     for folder in ("schemas", "labels"):
@@ -267,3 +277,106 @@ def _check_results(root: Path, docs: dict[str, Any], record: scorer.ScoringVersi
                 continue
             problems += check_result(raw, record, schema)
     return problems
+
+
+# ------------------------------------------------------------------------------------
+# The label checks of a scoring run: warnings, kept in the cache
+# ------------------------------------------------------------------------------------
+
+
+def label_warnings(bench: Benchmark, cache: Cache | None = None) -> list[str]:
+    """One line per label that violates its schema, then a count (empty when none).
+
+    ``cache``: where each label's outcome is kept, keyed by the schema's and label's
+    digests, their file names, and the validating code and library versions, so a rerun
+    over unchanged labels validates none of them again (a miss validates as usual); the
+    outcomes of a whole benchmark are also kept as one entry, so such a rerun reads one
+    file.
+    """
+    checks = LabelChecks(bench, cache)
+    for step in checks.steps:
+        step()
+    return checks.warnings()
+
+
+class LabelChecks:
+    """The label checks of a benchmark (:func:`label_warnings`), as ``steps`` to call
+    (one per label, none when the cache holds the whole benchmark's), so a run can make
+    them while its batches are scored elsewhere (``runner.score_benchmark``'s
+    ``alongside``); :meth:`warnings` once every step is done."""
+
+    def __init__(self, bench: Benchmark, cache: Cache | None = None) -> None:
+        # a folder of its own inside the cache, so cell entries and label checks never mix
+        self.store = cache.part("label-checks") if cache is not None else Cache(None)
+        self.documents = bench.documents
+        self.keys: list[str | None] = [_label_check_key(doc) for doc in bench.documents] \
+            if self.store.directory is not None else [None] * len(bench.documents)
+        self.whole = _sha256("label-checks", *self.keys) \
+            if self.store.directory is not None and self.keys else ""
+        found = self.store.get(self.whole) if self.whole else None
+        lines = found[0].get("label_checks") if found and isinstance(found[0], dict) else None
+        if isinstance(lines, list) and len(lines) == len(self.documents) \
+                and all(line is None or isinstance(line, str) for line in lines):
+            self.lines, self.steps = lines, []
+        else:
+            self.lines = [None] * len(self.documents)
+            self.steps = [functools.partial(self._check, i) for i in range(len(self.documents))]
+
+    def _check(self, i: int) -> None:
+        self.lines[i] = _checked_label(self.documents[i], self.store, self.keys[i])
+
+    def warnings(self) -> list[str]:
+        """One line per label that violates its schema, then a count; the whole
+        benchmark's outcomes stored when they were checked here."""
+        if self.steps and self.whole:
+            self.store.put(self.whole, {"label_checks": self.lines})
+        out = [line for line in self.lines if line is not None]
+        if out:
+            out.append(f"{len(out)} label(s) violate their schema; run `leafscore validate`")
+        return out
+
+
+def _checked_label(doc: Any, store: Cache, key: str | None) -> str | None:
+    """The warning line of one label (``_label_check``), read from ``store`` under ``key``
+    when it holds it, else checked and stored."""
+    found = store.get(key) if key is not None else None
+    line = found[0].get("label_check") if found and isinstance(found[0], dict) else None
+    if found and isinstance(found[0], dict) and "label_check" in found[0] \
+            and (line is None or isinstance(line, str)):
+        return line
+    line = _label_check(doc)
+    if key is not None:
+        store.put(key, {"label_check": line})
+    return line
+
+
+def _label_check(doc: Any) -> str | None:
+    """The warning line of one label that violates its schema, else ``None``."""
+    found = [p for p in check_label(doc.label, doc.schema, doc.label_file, doc.schema_file)
+             if p.level == "error"]
+    if not found:
+        return None
+    where = f"#{found[0].pointer}" if found[0].pointer else "the root"
+    return (f"{doc.label_file}: violates its schema ({len(found)} problem(s); "
+            f"first at {where}: {found[0].message}); scored as it is")
+
+
+def _label_check_key(doc: Any) -> str:
+    """Cache key of one label's schema check: everything its warning line depends on."""
+    return _sha256("label-check/1", code_digest(), _validator_version(), doc.schema_sha256,
+                   doc.label_sha256, doc.schema_file, doc.label_file)
+
+
+def _sha256(*parts: str) -> str:
+    """sha256 hex of ``parts`` joined by U+001F, which none of them holds."""
+    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()
+
+
+@functools.cache
+def _validator_version() -> str:
+    """The versions of the libraries and the module a label check runs on (this one)."""
+    from importlib import metadata
+
+    code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
+    return "|".join([code, *(f"{name}={metadata.version(name)}"
+                             for name in ("jsonschema", "referencing"))])

@@ -73,11 +73,10 @@ def is_valid(instance: Any, schema: Any) -> bool:
         return False
 
 
-def schema_validity(bench: Benchmark, version: str) -> tuple[Validity, ...]:
+def schema_validity(bench: Benchmark,
+                    record: scorer.ScoringVersion) -> tuple[Validity, ...]:
     """:class:`Validity` of every system of ``bench``, in system order, reading each
-    result with the envelope rule of ``version``. Raises ``ValueError`` for an unknown
-    version."""
-    record = scorer.scoring_version(version)
+    result with the envelope rule of ``record``'s version (the run's, ``Run.record``)."""
     out = []
     for system in bench.systems:
         valid = missing = failed = 0

@@ -3,7 +3,8 @@
 Document scores are small stand-ins with the attributes the contract names: version 2.0
 scores have ``value``, ``counts``, ``fields`` (path -> tp/fp/fn) and ``verdicts``, built
 from a list of verdicts exactly as spec scoring-2.0 §4 counts them; version 1.0 scores
-have ``value`` only. Runs are the real ``leafscore.runner.Run``.
+have ``value`` only. Runs are the real ``leafscore.run.Run``, of the reference engine's
+records (``scorer.VERSIONS``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import scorer
-from leafscore.runner import Cell, Run
+from leafscore.cells import Cell
+from leafscore.run import Run
 
 SIGNATURE = (
     "leafscore:2.0|match:optimal|opts:5be1c07a|schemas:3f2a9c1e0b7d|labels:9c01d4e2a6f0"
@@ -108,7 +110,8 @@ def run_of(
             status = (statuses or {}).get((system, d), "missing" if s is None else "scored")
             table[(system, d)] = Cell(status, score)
     return Run(
-        version=version,
+        record=scorer.VERSIONS[version],
+        engine="reference",
         options=options,
         documents=docs,
         systems=tuple(sorted(cells)),

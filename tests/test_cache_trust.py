@@ -6,14 +6,19 @@ Every test compares a warm run with a cold one: a cache may only ever save time.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import stat
 
 import pytest
 from cli_helpers import REPO, invoke, make_benchmark, private_cache, write_json
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+import scorer
 from leafscore import cache as cache_module
+from leafscore import cells
 
 __all__ = ["private_cache"]
 
@@ -112,7 +117,7 @@ def test_a_folder_run_after_a_jsonl_run_on_the_same_bytes_prints_its_cold_output
 
 def test_the_reading_mode_is_part_of_the_key():
     base = dict(schema_sha256="s", label_sha256="l", result_sha256="r", version="2.0",
-                options_sha256="o", code_sha256="c")
+                engine="fast", options_sha256="o", code_sha256="c")
     assert cache_module.cache_key(**base, reader="file") != \
         cache_module.cache_key(**base, reader="jsonl-line")
 
@@ -194,6 +199,87 @@ def test_verdicts_that_disagree_with_their_counts_are_rescored(tmp_path):
     write_signed(cache_dir, key, path, json.dumps(entry).encode(), json.dumps(verdicts).encode())
     warm = run("explain", "d1", root, "--system", "s", "--format", "json", "--cache-dir", cache_dir)
     assert warm.stdout == cold.stdout
+
+
+# ----- one stored form: what the checker accepts, the codec reads back -------------------
+
+SCHEMA = {"type": "object", "properties": {
+    "a": {"type": "string"}, "b": {"type": "string"},
+    "items": {"type": "array", "items": {"type": "object", "properties": {
+        "n": {"type": "number"}}}}}}
+TRUTH = {"a": "x", "b": "y", "items": [{"n": 1}, {"n": 2}]}
+GUESS = {"a": "x", "b": "z", "items": [{"n": 1}, {"n": 3}, {"n": 4}]}
+FILE = "results/s/d1.json"
+
+
+def sample_cells():
+    """(record, cell) of each kind a cache holds: 2.0 with its verdicts, 2.0 folded, 1.0,
+    a parse failure, and 1.0's missing result (no score)."""
+    v1, v2 = scorer.VERSIONS["1.0"], scorer.VERSIONS["2.0"]
+    scored = cells.Cell("scored", scorer.score(GUESS, SCHEMA, TRUTH), (f"{FILE}: a note",))
+    failed = cells.Cell("parse_failure", scorer.score_parse_failure(SCHEMA, TRUTH),
+                        (f"{FILE}: not valid JSON (parse failure)",))
+    return [(v2, scored), (v2, cells.folded(scored, verdicts=False)), (v2, failed),
+            (v1, cells.Cell("scored", scorer.score(GUESS, SCHEMA, TRUTH, version="1.0"))),
+            (v1, cells.Cell("missing", None))]
+
+
+@pytest.mark.parametrize("record, cell", sample_cells())
+def test_a_stored_cell_passes_the_checker_and_decodes_to_itself(record, cell):
+    stored = json.loads(json.dumps(cells.encode(cell, FILE)))
+    assert stored["warnings"] == [w.removeprefix(FILE) for w in cell.warnings]
+    assert cells.problem(stored, record, missing=cell.status == "missing") == ""
+    # what a cache holds of a cell: its error kinds folded, verdicts kept as they were
+    assert cells.decode(stored, record, FILE) == dataclasses.replace(
+        cell, errors=cell.field_errors())
+
+
+def test_a_warning_naming_another_file_is_never_stored():
+    cell = cells.Cell("scored", scorer.score(GUESS, SCHEMA, TRUTH), ("elsewhere: a note",))
+    assert cells.encode(cell, FILE) is None
+
+
+def paths_of(value, path=()):
+    """Every place in a JSON value: the key/index path of each member and item."""
+    yield path
+    if isinstance(value, dict):
+        for key, member in value.items():
+            yield from paths_of(member, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from paths_of(item, (*path, index))
+
+
+def replaced(value, path, new):
+    """A copy of ``value`` with the member at ``path`` replaced by ``new``."""
+    if not path:
+        return new
+    copy = list(value) if isinstance(value, list) else dict(value)
+    copy[path[0]] = replaced(value[path[0]], path[1:], new)
+    return copy
+
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-2, 3) | st.sampled_from([0.0, 0.5, 1.0, 2.0])
+    | st.floats() | st.sampled_from(["", "correct", "missing", "wrong_value", "2.0", "a"]),
+    lambda inner: st.lists(inner, max_size=3)
+    | st.dictionaries(st.sampled_from(["tp", "fp", "fn", "a", "correct"]), inner, max_size=3),
+    max_leaves=6)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_the_checker_never_raises_and_what_it_accepts_decodes(data):
+    record, cell = data.draw(st.sampled_from(sample_cells()))
+    stored = json.loads(json.dumps(cells.encode(cell, FILE)))
+    for _ in range(data.draw(st.integers(1, 2))):
+        place = data.draw(st.sampled_from(list(paths_of(stored))))
+        stored = replaced(stored, place, data.draw(JSON_VALUES))
+    missing = data.draw(st.booleans())
+    if cells.problem(stored, record, missing=missing) == "":
+        read = cells.decode(stored, record, FILE)
+        assert read.status in cells.STATUSES and (read.status == "missing") == missing
+        assert read.score is None or 0 <= read.score.value <= 1
 
 
 def test_the_signing_key_is_32_private_bytes_made_on_first_use(tmp_path):

@@ -9,7 +9,6 @@ import scorer
 from leafscore.benchmark import RawResult, read_result
 from leafscore.cache import cache_key
 from leafscore.config import parse_config
-from leafscore.errors import InputError
 from leafscore.signature import (
     FIELDS,
     format_signature,
@@ -67,12 +66,12 @@ def test_the_config_reads_every_known_key():
 
 
 def test_an_unknown_config_key_is_an_input_error_naming_it():
-    with pytest.raises(InputError, match="unknown key 'scoring'"):
+    with pytest.raises(scorer.InputError, match="unknown key 'scoring'"):
         parse_config('scoring = "2.0"\n')
 
 
 def test_a_config_value_of_the_wrong_type_is_an_input_error():
-    with pytest.raises(InputError, match="must be a str"):
+    with pytest.raises(scorer.InputError, match="must be a str"):
         parse_config("scoring_version = 2.0\n")
 
 
@@ -88,7 +87,7 @@ def test_an_unknown_scoring_option_exits_2_naming_benchmark_toml(tmp_path):
 
 def test_the_cache_key_changes_with_each_input():
     base = dict(schema_sha256="s", label_sha256="l", result_sha256="r", version="2.0",
-                options_sha256="o", code_sha256="c", reader="file")
+                engine="fast", options_sha256="o", code_sha256="c", reader="file")
     keys = {cache_key(**base)}
     for name in base:
         changed = "jsonl-line" if name == "reader" else "changed"

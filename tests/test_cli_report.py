@@ -10,6 +10,7 @@ import sys
 from cli_helpers import REPO, copy_tree, invoke, make_benchmark, private_cache
 
 import leafscore.api
+import leafscore.cells
 import leafscore.cli
 import leafscore.runner
 
@@ -171,9 +172,9 @@ def test_verify_says_when_numbers_move_with_no_input_changed(tmp_path, monkeypat
     root = reported(tmp_path)
     real = leafscore.runner.score_cell
 
-    def shifted(doc, raw, version, options):
-        cell = real(doc, raw, version, options)
-        return leafscore.runner.Cell(cell.status, type(cell.score).from_dict(
+    def shifted(doc, raw, record, options):
+        cell = real(doc, raw, record, options)
+        return leafscore.cells.Cell(cell.status, type(cell.score).from_dict(
             {**cell.score.to_dict(verdicts=True), "accuracy": 0.5}), cell.warnings)
 
     monkeypatch.setattr(leafscore.runner, "score_cell", shifted)

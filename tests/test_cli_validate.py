@@ -165,23 +165,23 @@ def test_score_and_leaderboard_warn_once_per_label_violating_its_schema_and_stil
 def test_a_rerun_with_a_cache_reads_each_label_check_instead_of_validating_again(
     tmp_path, monkeypatch,
 ):
-    from leafscore import api
+    from leafscore import api, validate
 
     root = make_benchmark(tmp_path, {"d": {"a": 1}, "e": {"a": "y"}},
                           {"s": {"d": {"a": "1"}, "e": {"a": "y"}}})
     cache = api.Cache(tmp_path / "cache")
-    first = api.label_warnings(api.load(root), cache)
-    monkeypatch.setattr(api, "check_label", lambda *a: pytest.fail("validated again"))
-    assert api.label_warnings(api.load(root), cache) == first
+    first = validate.label_warnings(api.load(root), cache)
+    monkeypatch.setattr(validate, "check_label", lambda *a: pytest.fail("validated again"))
+    assert validate.label_warnings(api.load(root), cache) == first
     assert first[0].startswith("labels/d.json: violates its schema (1 problem(s)")
     assert len(first) == 2
 
 
 def test_an_edited_label_is_validated_again_despite_the_cache(tmp_path):
-    from leafscore import api
+    from leafscore import api, validate
 
     root = make_benchmark(tmp_path, {"d": {"a": 1}}, {"s": {"d": {"a": "1"}}})
     cache = api.Cache(tmp_path / "cache")
-    assert len(api.label_warnings(api.load(root), cache)) == 2
+    assert len(validate.label_warnings(api.load(root), cache)) == 2
     (root / "labels" / "d.json").write_text('{"a": "fixed"}')
-    assert api.label_warnings(api.load(root), cache) == []
+    assert validate.label_warnings(api.load(root), cache) == []

@@ -21,11 +21,12 @@ import pytest
 from cli_helpers import REPO, invoke, private_cache  # noqa: F401 (autouse)
 
 import leafscore
+import scorer
 from leafscore import api, executors, runner
 from leafscore.executors import ExecutorError, in_order
 
 distributed = pytest.importorskip("distributed")
-from leafscore.dask_executor import DaskExecutor  # noqa: E402
+from leafscore.executors.dask import DaskExecutor  # noqa: E402
 
 
 def _bench_scale():
@@ -166,7 +167,8 @@ def test_a_streamed_run_keeps_no_verdicts_and_the_same_tables(corpus):
     with pytest.raises(ValueError, match="without keeping its verdicts"):
         lean.explain("inv-000000", "alpha")
     bench = api.load(corpus)
-    runner.score_benchmark(bench, version="2.0", options=bench.config.options,
+    runner.score_benchmark(bench, record=scorer.VERSIONS["2.0"], engine="reference",
+                           options=bench.config.options,
                            verdicts=False, on_cell=lambda pair, cell: seen.append(
                                (pair, len(cell.score.verdicts))))
     assert [pair for pair, _ in seen] == list(full.run.cells)
@@ -226,7 +228,8 @@ def test_results_come_back_in_order_whatever_order_they_finish_in():
 def test_a_worker_with_other_scoring_code_is_refused(corpus):
     bench = api.load(corpus)
     docs = {d.id: d for d in bench.documents}
-    job = runner.BatchJob(docs, "2.0", bench.config.options, "not-this-code", False)
+    job = runner.BatchJob(docs, scorer.VERSIONS["2.0"], "reference", bench.config.options,
+                          "not-this-code", False)
     pair = (bench.systems[0], bench.documents[0].id)
     with pytest.raises(ExecutorError, match="other scoring code"):
         runner.score_batch(job, [(pair[1], bench.results[pair])])

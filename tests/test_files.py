@@ -8,7 +8,6 @@ from unittest import mock
 
 import pytest
 
-from leafscore.errors import InputError
 from leafscore.files import (
     atomic_write_bytes,
     atomic_write_text,
@@ -16,6 +15,7 @@ from leafscore.files import (
     check_output_path,
     safe_child,
 )
+from scorer import InputError
 
 # --- atomic writes --------------------------------------------------------------------------
 

@@ -13,7 +13,10 @@ import numpy as np
 from cli_helpers import make_benchmark, private_cache  # noqa: F401 (autouse)
 
 import leafscore
-from leafscore import api, benchmark, executors, runner, stats
+import scorer
+from leafscore import api, benchmark, cells, executors, runner, stats
+
+V2 = scorer.VERSIONS["2.0"]
 
 
 def _corpus(root):
@@ -99,8 +102,8 @@ def test_documents_with_the_same_schema_share_one_parsed_schema(tmp_path):
 def test_a_packed_cell_unpacks_to_an_equal_cell(tmp_path):
     bench = api.load(_corpus(tmp_path / "b"))
     doc = bench.documents[0]
-    cell = runner.folded(runner.score_cell(doc, bench.results[("s2", doc.id)], "2.0",
-                                           bench.config.options), verdicts=False)
+    cell = cells.folded(runner.score_cell(doc, bench.results[("s2", doc.id)], V2,
+                                          bench.config.options), verdicts=False)
     item = runner.packed(cell)
     assert isinstance(item, tuple)
     assert runner.unpacked(item, {}) == cell
@@ -109,11 +112,11 @@ def test_a_packed_cell_unpacks_to_an_equal_cell(tmp_path):
 def test_equal_unpacked_scores_are_one_object(tmp_path):
     bench = api.load(_corpus(tmp_path / "b"))
     table: dict = {}
-    cells = [runner.unpacked(runner.packed(runner.folded(runner.score_cell(
-        doc, bench.results[("s2", doc.id)], "2.0", bench.config.options), verdicts=False)),
+    made = [runner.unpacked(runner.packed(cells.folded(runner.score_cell(
+        doc, bench.results[("s2", doc.id)], V2, bench.config.options), verdicts=False)),
         table) for doc in bench.documents[10:12]]
-    assert cells[0].score == cells[1].score
-    assert cells[0].score is cells[1].score
+    assert made[0].score == made[1].score
+    assert made[0].score is made[1].score
 
 
 def test_bootstrap_power_drawn_in_blocks_equals_one_draw_of_the_whole_table():

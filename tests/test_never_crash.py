@@ -17,7 +17,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import scorer
-from leafscore.jsonio import DEFAULT_MAX_DEPTH
 from tests.hostile_strategies import Case, cases, hostile_schemas, json_values, shuffle_arrays
 
 KINDS = {
@@ -155,7 +154,7 @@ def test_a_broken_schema_raises_only_scoring_error(version, schema, label, resul
     check_value(doc.value)
 
 
-# --- depth: anything jsonio accepts, the scorer takes -------------------------------------------
+# --- depth: anything the reader accepts, the scorer takes---------------------------------------
 
 
 def nested_list(depth: int):
@@ -175,17 +174,18 @@ def nested_list(depth: int):
     ],
     ids=["string", "array", "nullable"],
 )
-def test_a_result_nested_as_deep_as_jsonio_accepts_scores_without_recursion_error(
+def test_a_result_nested_as_deep_as_the_reader_accepts_scores_without_recursion_error(
     version, field_schema
 ):
     schema = {"type": "object", "properties": {"a": field_schema}}
-    result = {"a": nested_list(DEFAULT_MAX_DEPTH - 1)}
+    result = {"a": nested_list(scorer.MAX_DEPTH - 1)}
     check_value(score(result, schema, {"a": ["x"]}, version).value)
 
 
 @pytest.mark.parametrize("version", ["1.0", "2.0"])
-def test_a_schema_nested_as_deep_as_jsonio_accepts_scores_without_recursion_error(version):
-    levels = (DEFAULT_MAX_DEPTH - 2) // 2  # each object level is two JSON levels
+def test_a_schema_nested_as_deep_as_the_reader_accepts_scores_without_recursion_error(
+        version):
+    levels = (scorer.MAX_DEPTH - 2) // 2  # each object level is two JSON levels
     schema: dict = {"type": "string"}
     label: object = "x"
     for _ in range(levels):

@@ -16,8 +16,10 @@ from cli_helpers import invoke, make_benchmark, private_cache, write_json  # noq
 
 import leafscore
 import scorer
-from leafscore import api, benchmark, executors, runner, runpack
+from leafscore import api, benchmark, cells, executors, runner, runpack, validate
 from leafscore import cache as cache_module
+
+V2 = scorer.VERSIONS["2.0"]
 
 LABEL = {"a": "x", "b": "y"}
 HALF_RIGHT = {"a": "x", "b": "z"}  # accuracy 0.5
@@ -35,6 +37,11 @@ def bench(root):
     results = {"good": dict(labels),
                "poor": {"d1": HALF_RIGHT, "d2": None, "d3": b"{broken"}}
     return make_benchmark(root, labels, results)
+
+
+def result_files(systems=("good", "poor"), docs=("d1", "d2", "d3")):
+    """The result files of :func:`bench`'s pairs, in pair order."""
+    return [f"results/{system}/{doc}.json" for system in systems for doc in docs]
 
 
 def packs(cache_dir):
@@ -148,8 +155,8 @@ def test_a_pack_that_does_not_fit_is_a_miss(tmp_path, change):
     cold = run("score", root, "--format", "json", "--cache-dir", cache_dir)
     (pack,) = packs(cache_dir)
     resign(cache_dir, pack, change)
-    assert runpack.decode(json.loads(pack.read_bytes().split(b"\n")[1]),
-                          [True, True, True, True, False, True], "2.0") is None
+    assert runpack.decode(json.loads(pack.read_bytes().split(b"\n")[1]), V2, result_files(),
+                          [False, False, False, False, True, False]) is None
     warm = run("score", root, "--format", "json", "--cache-dir", cache_dir)
     assert warm.stdout == cold.stdout
 
@@ -172,19 +179,40 @@ def test_version_1_0_and_runs_that_keep_verdicts_write_no_pack(tmp_path):
 
 def test_a_pack_holds_the_cells_it_was_made_from(tmp_path):
     cold = leafscore.evaluate(bench(tmp_path / "b"), cache=False, keep_verdicts=False)
-    cells = [cold.run.cells[pair] for pair in sorted(cold.run.cells)]
-    entry = runpack.encode([runner.packed(cell) for cell in cells], "2.0")
-    read = runpack.decode(json.loads(json.dumps(entry)),
-                          [cell.status != "missing" for cell in cells], "2.0")
-    assert [runner.Cell(*item) for item in read] == cells
+    pairs = sorted(cold.run.cells)
+    made = [cold.run.cells[pair] for pair in pairs]
+    assert any(cell.warnings for cell in made)  # put back with their file's name
+    files = result_files()
+    entry = runpack.encode([cells.encode(cell, file)
+                            for cell, file in zip(made, files, strict=True)], V2)
+    read = runpack.decode(json.loads(json.dumps(entry)), V2, files,
+                          [cell.status == "missing" for cell in made])
+    assert read == made
+
+
+def test_a_pack_is_made_of_the_cells_stored_forms_and_read_with_their_rules(tmp_path):
+    cold = leafscore.evaluate(bench(tmp_path / "b"), cache=False, keep_verdicts=False)
+    made = [cold.run.cells[pair] for pair in sorted(cold.run.cells)]
+    stored = [json.loads(json.dumps(cells.encode(cell, file)))
+              for cell, file in zip(made, result_files(), strict=True)]
+    assert [cells.problem(form, V2, missing=cell.status == "missing")
+            for form, cell in zip(stored, made, strict=True)] == [""] * len(made)
+    assert [cells.decode(form, V2, file) for form, file
+            in zip(stored, result_files(), strict=True)] == made
+    assert runpack.encode(stored, V2) == runpack.encode(
+        [cells.encode(cell, file) for cell, file in zip(made, result_files(), strict=True)],
+        V2)
 
 
 def test_only_2_0_cells_without_verdicts_are_packed(tmp_path):
     run_ = leafscore.evaluate(bench(tmp_path / "b"), cache=False, keep_verdicts=True)
     cell = run_.run.cells[("poor", "d1")]
-    assert runpack.encode([runner.packed(cell)], "2.0") is None  # verdicts kept: a Cell
-    folded = runner.packed(runner.folded(cell, verdicts=False))
-    assert runpack.encode([folded], "2.1") is None
+    file = "results/poor/d1.json"
+    assert runpack.encode([cells.encode(cell, file)], V2) is None  # verdicts kept
+    folded = cells.encode(cells.folded(cell, verdicts=False), file)
+    assert runpack.encode([folded], V2) is not None
+    assert runpack.encode([folded], dataclasses.replace(V2, name="2.1")) is None
+    assert runpack.encode([None], V2) is None  # a cell that cannot be stored
 
 
 # ----- the read memo of schemas and labels -------------------------------------------
@@ -248,7 +276,7 @@ def test_label_checks_of_a_warm_run_are_read_whole(tmp_path, monkeypatch):
     write_json(root / "labels" / "d3.json", {"a": 7, "b": "s"})  # violates the schema
     cold = leafscore.evaluate(root, cache_dir=cache_dir, keep_verdicts=False)
     checked = []
-    monkeypatch.setattr(api, "_checked_label", lambda *a: checked.append(a) or None)
+    monkeypatch.setattr(validate, "_checked_label", lambda *a: checked.append(a) or None)
     warm = leafscore.evaluate(root, cache_dir=cache_dir, keep_verdicts=False)
     assert checked == []
     assert warm.warnings == cold.warnings
@@ -277,7 +305,7 @@ def test_calls_alongside_a_run_are_spread_over_its_cells_in_order(tmp_path):
     root = bench(tmp_path / "b")  # 6 cells
     folded, made = [], []
     runner.score_benchmark(
-        api.load(root), version="2.0", options=scorer.Options(), verdicts=False,
+        api.load(root), record=V2, engine="fast", options=scorer.Options(), verdicts=False,
         progress=lambda done, total: folded.append(done),
         alongside=[lambda n=n: made.append((n, folded[-1])) for n in range(3)])
     assert made == [(0, 0), (1, 2), (2, 4)]  # one call every 2 cells, the first at once
@@ -285,9 +313,9 @@ def test_calls_alongside_a_run_are_spread_over_its_cells_in_order(tmp_path):
 
 def test_every_call_alongside_is_made_when_the_run_comes_from_its_pack(tmp_path):
     root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
-    leafscore.evaluate(root, cache_dir=cache_dir, keep_verdicts=False)
+    leafscore.evaluate(root, cache_dir=cache_dir, keep_verdicts=False, engine="fast")
     made = []
-    runner.score_benchmark(api.load(root), version="2.0", options=scorer.Options(),
+    runner.score_benchmark(api.load(root), record=V2, engine="fast", options=scorer.Options(),
                            verdicts=False, cache=cache_module.Cache(cache_dir),
                            alongside=[lambda: made.append(1)] * 4)
     assert made == [1, 1, 1, 1]

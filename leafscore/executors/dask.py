@@ -31,7 +31,7 @@ import dask.config
 from distributed import Client, LocalCluster, as_completed
 from distributed.scheduler import KilledWorker
 
-from leafscore.executors import ExecutorError
+from leafscore.executors.base import ExecutorError
 
 R = TypeVar("R")
 
@@ -45,8 +45,10 @@ MAX_BATCH: int = 500
 #: before it, so a thread is kept busy only while later batches are still to be done.
 WINDOW_PER_THREAD: int = 8
 
-#: Imported by each worker of a ``LocalCluster`` as it starts, not by its first batch.
-PRELOAD: tuple[str, ...] = ("leafscore.runner",)
+#: Imported by each worker of a ``LocalCluster`` as it starts, not by its first batch: the
+#: module of ``runner.score_batch`` (with the scoring code it imports), and the accelerated
+#: engine, which ``versions.table`` loads only when it is chosen.
+PRELOAD: tuple[str, ...] = ("leafscore.runner", "leafscore._fast")
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,7 @@ class DaskExecutor:
                     batches: Iterable[Any]) -> Iterator[R]:
         """``fn(shared, batch)`` of every batch, in batch order.
 
-        Raises :class:`~leafscore.executors.ExecutorError` when the scheduler cannot be
+        Raises :class:`~leafscore.executors.base.ExecutorError` when the scheduler cannot be
         reached within ``connect_timeout`` seconds or a batch killed its workers more
         often than Dask retries; what ``fn`` raises is raised as it is.
         """

@@ -1,30 +1,30 @@
-"""leafscore.jsonio: every hostile JSON input ends as a value or one located error (issue 5)."""
+"""Reading JSON (``benchmark.load_json`` / ``loads_json``, the package's door to
+``scorer.parse_json``): every hostile JSON input ends as a value or one located error
+(issue 5)."""
 
 from __future__ import annotations
 
 import codecs
 import os
 import pickle
+import sys
 
 import pytest
 
-from leafscore.jsonio import (
-    DEFAULT_MAX_BYTES,
-    DEFAULT_MAX_DEPTH,
-    MAX_INT_DIGITS,
-    JSONInputError,
-    Loaded,
-    load_json,
-    loads_json,
-)
+import scorer
+from leafscore.benchmark import load_json, loads_json
+from scorer import InputError, Parsed
+
+#: Longest integer literal accepted, in digits (Python's int-string limit).
+MAX_INT_DIGITS: int = sys.get_int_max_str_digits() or 4300
 
 
-def parse(data: str | bytes, **options) -> Loaded:
+def parse(data: str | bytes, **options) -> Parsed:
     return loads_json(data, source="doc.json", **options)
 
 
 def refusal(data: str | bytes, **options) -> str:
-    with pytest.raises(JSONInputError) as caught:
+    with pytest.raises(InputError) as caught:
         parse(data, **options)
     return str(caught.value)
 
@@ -33,7 +33,7 @@ def refusal(data: str | bytes, **options) -> str:
 
 
 def test_valid_json_reads_with_no_warning():
-    assert parse(b'{"a": [1, 2.5, "x", true, null]}') == Loaded(
+    assert parse(b'{"a": [1, 2.5, "x", true, null]}') == Parsed(
         {"a": [1, 2.5, "x", True, None]}, ()
     )
 
@@ -94,7 +94,7 @@ def test_unpaired_surrogate_escape_is_replaced_with_a_warning():
 
 
 def test_paired_surrogate_escape_reads_as_one_character():
-    assert parse(b'"\\ud83d\\ude00"') == Loaded("\U0001f600", ())
+    assert parse(b'"\\ud83d\\ude00"') == Parsed("\U0001f600", ())
 
 
 # --- empty --------------------------------------------------------------------------------
@@ -165,13 +165,13 @@ def test_duplicate_keys_keep_the_last_value_with_a_warning_naming_the_key():
 
 def test_nesting_100000_deep_is_refused_without_recursion_error():
     assert refusal(b"[" * 100_000) == (
-        f"doc.json:line 1 column {DEFAULT_MAX_DEPTH + 1}: "
-        f"nesting deeper than {DEFAULT_MAX_DEPTH} levels"
+        f"doc.json:line 1 column {scorer.MAX_DEPTH + 1}: "
+        f"nesting deeper than {scorer.MAX_DEPTH} levels"
     )
 
 
 def test_nesting_at_the_limit_is_read():
-    depth = DEFAULT_MAX_DEPTH
+    depth = scorer.MAX_DEPTH
     value = parse("[" * depth + "]" * depth).value
     for _ in range(depth - 1):
         value = value[0]
@@ -196,7 +196,7 @@ def test_many_shallow_arrays_are_not_deep():
 
 def test_fenced_json_is_unwrapped_when_asked_with_a_warning():
     loaded = parse('```json\n{"a": 1}\n```\n', unwrap_fences=True)
-    assert loaded == Loaded(
+    assert loaded == Parsed(
         {"a": 1}, ("doc.json: unwrapped a markdown code fence around the JSON",)
     )
 
@@ -220,31 +220,31 @@ def test_error_inside_a_fence_names_the_line_of_the_whole_text():
 
 def test_load_json_reads_a_file(tmp_path):
     (tmp_path / "a.json").write_bytes(b'{"a": 1}')
-    assert load_json(tmp_path / "a.json") == Loaded({"a": 1}, ())
+    assert load_json(tmp_path / "a.json") == Parsed({"a": 1}, ())
 
 
 def test_load_json_names_the_file_as_given(tmp_path):
     (tmp_path / "a.json").write_bytes(b"[1,]")
-    with pytest.raises(JSONInputError) as caught:
+    with pytest.raises(InputError) as caught:
         load_json(tmp_path / "a.json")
     assert str(caught.value) == f"{tmp_path / 'a.json'}:line 1 column 4: Expecting value"
 
 
 def test_missing_file_is_refused(tmp_path):
-    with pytest.raises(JSONInputError, match="no such file"):
+    with pytest.raises(InputError, match="no such file"):
         load_json(tmp_path / "absent.json")
 
 
 def test_directory_where_a_file_should_be_is_refused(tmp_path):
     (tmp_path / "d.json").mkdir()
-    with pytest.raises(JSONInputError) as caught:
+    with pytest.raises(InputError) as caught:
         load_json(tmp_path / "d.json")
     assert str(caught.value) == f"{tmp_path / 'd.json'}: is a directory, expected a JSON file"
 
 
 def test_fifo_is_refused_without_blocking(tmp_path):
     os.mkfifo(tmp_path / "p.json")
-    with pytest.raises(JSONInputError, match="is not a regular file"):
+    with pytest.raises(InputError, match="is not a regular file"):
         load_json(tmp_path / "p.json")
 
 
@@ -253,7 +253,7 @@ def test_a_socket_where_a_file_should_be_is_refused(tmp_path):
 
     with socket.socket(socket.AF_UNIX) as server:
         server.bind(str(tmp_path / "s.json"))
-        with pytest.raises(JSONInputError, match="is not a regular file"):
+        with pytest.raises(InputError, match="is not a regular file"):
             load_json(tmp_path / "s.json")
 
 
@@ -271,19 +271,19 @@ def test_a_file_longer_than_its_size_when_opened_is_read_up_to_the_limit(tmp_pat
     monkeypatch.setattr(os, "fstat", lambda fd: os.stat_result(
         (*real(fd)[:6], 2, *real(fd)[7:])))  # it had 2 bytes when looked at
     assert load_json(tmp_path / "a.json").value == [1, 2, 3]
-    with pytest.raises(JSONInputError, match="larger than the limit of 4 bytes"):
+    with pytest.raises(InputError, match="larger than the limit of 4 bytes"):
         load_json(tmp_path / "a.json", max_bytes=4)
 
 
 def test_default_size_limit_is_64_mib():
-    assert DEFAULT_MAX_BYTES == 64 * 2**20
+    assert scorer.MAX_FILE_BYTES == 64 * 2**20
 
 
 def test_file_over_the_size_limit_is_refused_before_reading(tmp_path):
     big = tmp_path / "big.json"
     with open(big, "wb") as handle:  # sparse: 200 MB on paper, nothing on disk
         handle.truncate(200_000_000)
-    with pytest.raises(JSONInputError) as caught:
+    with pytest.raises(InputError) as caught:
         load_json(big)
     assert str(caught.value) == (
         f"{big}: file is 200,000,000 bytes, larger than the limit of 67,108,864 bytes (64 MiB)"
@@ -292,7 +292,7 @@ def test_file_over_the_size_limit_is_refused_before_reading(tmp_path):
 
 def test_size_limit_can_be_lowered(tmp_path):
     (tmp_path / "a.json").write_bytes(b"[1, 2, 3]")
-    with pytest.raises(JSONInputError, match="larger than the limit of 4 bytes"):
+    with pytest.raises(InputError, match="larger than the limit of 4 bytes"):
         load_json(tmp_path / "a.json", max_bytes=4)
 
 
@@ -305,11 +305,11 @@ def test_file_with_fence_is_unwrapped_when_asked(tmp_path):
 
 
 def test_error_without_position_reads_file_colon_reason():
-    assert str(JSONInputError("a.json", "", "is empty")) == "a.json: is empty"
+    assert str(InputError("a.json", "", "is empty")) == "a.json: is empty"
 
 
 def test_error_survives_pickling_for_worker_processes():
-    error = JSONInputError("a.json", "line 1 column 2", "Expecting value")
+    error = InputError("a.json", "line 1 column 2", "Expecting value")
     copy = pickle.loads(pickle.dumps(error))
     assert (copy.file, copy.position, copy.reason, str(copy)) == (
         "a.json",
@@ -320,4 +320,4 @@ def test_error_survives_pickling_for_worker_processes():
 
 
 def test_error_is_a_value_error():
-    assert issubclass(JSONInputError, ValueError)
+    assert issubclass(InputError, ValueError)

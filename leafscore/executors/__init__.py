@@ -1,0 +1,56 @@
+"""Where batches of documents are scored: this process, a local process pool, or Dask.
+
+Every executor follows one protocol (``base``: :class:`Executor`, its one error
+:class:`ExecutorError`, and :func:`in_order`, the bounded window that yields results in
+batch order), so what a run folds is the same for every executor. Executors:
+
+* :class:`Serial`: this process (``workers=1``); :class:`LocalPool`: ``workers``
+  processes of this machine (``local``).
+* ``leafscore.executors.dask.DaskExecutor``: an existing dask.distributed cluster
+  (``scheduler="tcp://HOST:PORT"``) or a ``LocalCluster`` of ``workers`` processes. Dask
+  is an optional extra (``pip install "leafscore[dask]"``), imported only by
+  :func:`make_executor` when asked for.
+
+:func:`make_executor` chooses one by name (``--executor``).
+"""
+
+from __future__ import annotations
+
+from leafscore.executors.base import Executor, ExecutorError, Future, in_order
+from leafscore.executors.local import LocalPool, Serial
+
+__all__ = ["EXECUTORS", "Executor", "ExecutorError", "Future", "LocalPool", "Serial",
+           "in_order", "make_executor"]
+
+#: Executor names accepted by :func:`make_executor` (and ``--executor``).
+EXECUTORS: tuple[str, ...] = ("local", "dask")
+
+
+def make_executor(name: str = "local", *, workers: int = 1, scheduler: str | None = None,
+                  batch_size: int | None = None) -> Executor:
+    """The executor called ``name`` (one of :data:`EXECUTORS`).
+
+    ``local``: :class:`Serial` for one worker, else :class:`LocalPool`. ``dask``: the
+    cluster at ``scheduler`` (``tcp://HOST:PORT``), else a ``LocalCluster`` of
+    ``workers`` processes on this machine.
+
+    Raises ``ValueError`` for an unknown name, ``workers < 1``, or a ``scheduler`` with
+    the local executor; :class:`ExecutorError` when Dask is asked for and not installed.
+    """
+    if workers < 1:
+        raise ValueError(f"workers={workers} must be at least 1")
+    if batch_size is not None and batch_size < 1:
+        raise ValueError(f"batch_size={batch_size} must be at least 1")
+    if name == "local":
+        if scheduler:
+            raise ValueError("a scheduler address goes with the dask executor "
+                             "(--executor dask --scheduler tcp://HOST:PORT)")
+        return Serial(batch_size) if workers == 1 else LocalPool(workers, batch_size)
+    if name == "dask":
+        try:
+            from leafscore.executors.dask import DaskExecutor
+        except ImportError as exc:
+            raise ExecutorError(f"the dask executor needs Dask ({exc.name} is not "
+                                "installed): pip install 'leafscore[dask]'") from None
+        return DaskExecutor(scheduler=scheduler, workers=workers, batch_size=batch_size)
+    raise ValueError(f"executor {name!r} is not one of {', '.join(EXECUTORS)}")
