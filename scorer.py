@@ -1363,46 +1363,6 @@ def join(path: str, name: Any) -> str:
     return f"{path}.{name}" if path else name
 
 
-def normalize_field_path(text: str) -> str:
-    """A field path as the scorer writes it, from any spelling a user may give: bare
-    names joined by ``.``, ``[]`` after an array, and ``["<name>"]`` (a JSON string,
-    any escaping) for any name; ``["b"]`` and ``b`` are one path. Raises ValueError
-    for a path that does not read so (an unclosed quote, an empty bare name).
-
-    >>> normalize_field_path('lines[].["unit.price"]')
-    'lines[]["unit.price"]'
-    """
-    out, position, decoder = "", 0, json.JSONDecoder()
-    while position < len(text):
-        if text.startswith("[]", position):
-            out, position = out + "[]", position + 2
-            continue
-        if text.startswith('.["', position) and out:
-            position += 1  # a dot before a quoted name is optional
-        if text.startswith('["', position):
-            try:
-                name, end = decoder.raw_decode(text, position + 1)
-            except ValueError:
-                raise ValueError(f"field path {text!r}: unclosed quoted name") from None
-            if text[end:end + 1] != "]":
-                raise ValueError(f"field path {text!r}: a quoted name must end with ']'")
-            out, position = join(out, name), end + 1
-            continue
-        if out:
-            if text[position] != ".":
-                raise ValueError(f"field path {text!r}: expected '.' at {position}")
-            position += 1
-        end = position
-        while end < len(text) and text[end] not in ".[":
-            end += 1
-        name = text[position:end]
-        if not name or _NEEDS_QUOTES.search(name):
-            raise ValueError(f"field path {text!r}: write the name at {position} as "
-                             '["<name>"]')
-        out, position = join(out, name), end
-    return out
-
-
 # ----- version 2.0's pairing rule, frozen with its known fault (spec 2.0 §5, §7) -------
 
 #: The release's frozen choice of solver (spec 2.0 §5 "Known fault"): up to this many
@@ -2139,14 +2099,6 @@ class Parsed:
     warnings: tuple[str, ...] = ()
     written_numbers: int | None = dataclasses.field(default=None, compare=False, repr=False)
 
-    def canonical(self) -> bytes:
-        """:func:`canonical_json` of the value, made by ``json.dumps`` in C when no number
-        keeps a written form (the same bytes then: tested)."""
-        if self.written_numbers == 0:
-            return json.dumps(self.value, ensure_ascii=False, sort_keys=True,
-                              separators=(",", ":"), allow_nan=False).encode(
-                "utf-8", "surrogatepass")
-        return canonical_json(self.value)
 
 
 class JSONNumber(float):
@@ -2460,68 +2412,6 @@ def read_outcome(path: Path, schema: Any, record: ScoringVersion,
         return dataclasses.replace(outcome, note=f"{exc.pointer + ': ' if exc.pointer else ''}"
                                    f"{exc.reason}: {outcome.note}")
     return record.envelope(value, schema)
-
-
-def json_text(value: Any) -> bytes:
-    """Compact JSON bytes of a parsed value in its own key order, numbers in their
-    written form: equal bytes, equal value and order. Raises TypeError for non-JSON."""
-    out: list[str] = []
-    _canonical(value, out, sort=False)
-    return "".join(out).encode("utf-8", "surrogatepass")
-
-
-def canonical_json(value: Any) -> bytes:
-    """The canonical bytes of a parsed JSON value: sorted keys, no spaces, UTF-8, numbers
-    in their written form (:class:`JSONNumber`), so line endings, indentation and key
-    order leave it unchanged and any change of content changes it. For data digests."""
-    out: list[str] = []
-    _canonical(value, out)
-    return "".join(out).encode("utf-8", "surrogatepass")
-
-
-def _canonical(node: Any, out: list[str], sort: bool = True) -> None:
-    # Recursive: every value passed here was read with bounded nesting. Strings go through
-    # the json module's own C escaper (what json.dumps uses), the commonest scalars by
-    # type, the rest through json.dumps itself: the bytes are json.dumps' bytes.
-    kind = node.__class__
-    if kind is str:
-        out.append(_escape(node))
-    elif isinstance(node, dict):
-        out.append("{")
-        comma = ""
-        for key in (sorted(node) if sort else node):
-            out.append(f"{comma}{_escape(key) if key.__class__ is str else _scalar(key)}:")
-            comma = ","
-            _canonical(node[key], out, sort)
-        out.append("}")
-    elif isinstance(node, list | tuple):
-        out.append("[")
-        comma = False
-        for item in node:
-            if comma:
-                out.append(",")
-            comma = True
-            _canonical(item, out, sort)
-        out.append("]")
-    elif kind is JSONNumber:
-        out.append(node.text)
-    elif kind is int:
-        out.append(int.__repr__(node))
-    elif kind is bool or node is None:
-        out.append(_LITERALS[node])
-    elif kind is float and math.isfinite(node):
-        out.append(float.__repr__(node))  # what json.dumps writes for a finite float
-    else:
-        out.append(_scalar(node))
-
-
-_escape = json.encoder.encode_basestring  # json.dumps(text, ensure_ascii=False)
-_LITERALS = {True: "true", False: "false", None: "null"}
-
-
-def _scalar(node: Any) -> str:
-    # allow_nan=False: NaN is not JSON, so it never reaches a key or digest
-    return json.dumps(node, ensure_ascii=False, allow_nan=False)
 
 
 # ----- benchmark.toml ------------------------------------------------------------------

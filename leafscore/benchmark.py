@@ -29,6 +29,7 @@ from typing import Any
 import scorer
 from leafscore import files
 from leafscore.cache import Cache, code_digest
+from leafscore.canonical import canonical_bytes, canonical_json
 from leafscore.config import DEFAULT_BREAKDOWNS, DEFAULT_METADATA_FILES, BenchmarkConfig
 from scorer import InputError
 
@@ -39,10 +40,10 @@ def sha256(data: bytes) -> str:
 
 
 def content_digest(value: Any) -> str:
-    """Hex sha256 of a parsed JSON value's canonical form (``scorer.canonical_json``):
+    """Hex sha256 of a parsed JSON value's canonical form (``canonical.canonical_json``):
     line endings, indentation and key order leave it unchanged; any change of content,
     a number's written form included, changes it."""
-    return sha256(scorer.canonical_json(value))
+    return sha256(canonical_json(value))
 
 
 class _Unparsed:
@@ -334,7 +335,7 @@ def _read_document_file(root: Path, rel: str, warnings: list[str],
         warnings.extend(prefix + note for note in notes)
     else:
         parsed = scorer.parse_json(data, rel)
-        value, digest = parsed.value, sha256(parsed.canonical())
+        value, digest = parsed.value, sha256(canonical_bytes(parsed))
         warnings.extend(parsed.warnings)
         if not all(w.startswith(prefix) for w in parsed.warnings):
             return value, digest
@@ -634,7 +635,7 @@ def _predictions(pred: Path, id_key: str, docs: Mapping[str, Document], order: l
             warnings.extend(parsed.warnings)
         doc_id = _line_id(value, id_key)
         if doc_id is not None:
-            raw = RawResult(where, scorer.canonical_json(_as_file(value, id_key)), "", True)
+            raw = RawResult(where, canonical_json(_as_file(value, id_key)), "", True)
             named.append((where, doc_id, raw))
             continue
         raw = RawResult(where, line.encode("utf-8", "surrogatepass"), "", True)

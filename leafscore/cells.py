@@ -38,7 +38,7 @@ STATUSES: tuple[str, ...] = ("scored", "parse_failure", "missing")
 #: The members of a stored form.
 MEMBERS: frozenset[str] = frozenset({"status", "warnings", "score", "errors"})
 #: The members of a stored verdict (``scorer.Verdict.to_dict``).
-VERDICT_MEMBERS: frozenset[str] = frozenset(scorer.Verdict.__slots__)
+VERDICT_MEMBERS: frozenset[str] = frozenset(scorer.Verdict._fields)
 
 
 @dataclass(frozen=True)

@@ -13,6 +13,7 @@ written so that it is defined whenever either is); a 0/0 is ``None``, never 0 or
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -167,3 +168,43 @@ def field_table(run: Any, system: str) -> tuple[FieldRow, ...]:
     Raises ``ValueError`` on a version-1.0 run and ``KeyError`` for an unknown system.
     """
     return worst_first(system_fields(run, system))
+
+
+def normalize_field_path(text: str) -> str:
+    """A field path as the scorer writes it, from any spelling a user may give: bare
+    names joined by ``.``, ``[]`` after an array, and ``["<name>"]`` (a JSON string,
+    any escaping) for any name; ``["b"]`` and ``b`` are one path. Raises ValueError
+    for a path that does not read so (an unclosed quote, an empty bare name).
+
+    >>> normalize_field_path('lines[].["unit.price"]')
+    'lines[]["unit.price"]'
+    """
+    out, position, decoder = "", 0, json.JSONDecoder()
+    while position < len(text):
+        if text.startswith("[]", position):
+            out, position = out + "[]", position + 2
+            continue
+        if text.startswith('.["', position) and out:
+            position += 1  # a dot before a quoted name is optional
+        if text.startswith('["', position):
+            try:
+                name, end = decoder.raw_decode(text, position + 1)
+            except ValueError:
+                raise ValueError(f"field path {text!r}: unclosed quoted name") from None
+            if text[end:end + 1] != "]":
+                raise ValueError(f"field path {text!r}: a quoted name must end with ']'")
+            out, position = scorer.join(out, name), end + 1
+            continue
+        if out:
+            if text[position] != ".":
+                raise ValueError(f"field path {text!r}: expected '.' at {position}")
+            position += 1
+        end = position
+        while end < len(text) and text[end] not in ".[":
+            end += 1
+        name = text[position:end]
+        if not name or scorer._NEEDS_QUOTES.search(name):
+            raise ValueError(f"field path {text!r}: write the name at {position} as "
+                             '["<name>"]')
+        out, position = scorer.join(out, name), end
+    return out

@@ -13,8 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from leafscore.fields import field_table
-from scorer import normalize_field_path
+from leafscore.fields import field_table, normalize_field_path
 
 #: What ``Failure.target`` holds for the overall score.
 SCORE = "score"

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 
 import scorer
 from leafscore import cells, runpack, versions
+from leafscore._fast import CollectorPaused
 from leafscore._version import __version__
 from leafscore.benchmark import Benchmark, Document, RawResult, read_result
 from leafscore.cache import CACHE_FORMAT, Cache, cache_key, code_digest, options_sha256
@@ -466,7 +467,7 @@ def _unpack_run(packs: Cache, key: str, seen: Sequence[_Seen],
     (absent, badly signed, or not fitting: ``runpack.decode``)."""
     # Reading a pack builds some 10^5 containers that form no cycle; a collection on the
     # way scans every live object (measured: 40% of reading a 10,000-cell pack).
-    with scorer.CollectorPaused():
+    with CollectorPaused():
         found = packs.get(key)
         read = None if found is None else runpack.decode(
             found[0], record, [s.file for s in seen], [s.missing for s in seen])

@@ -16,8 +16,8 @@ import pytest
 from cli_helpers import REPO, invoke, private_cache  # noqa: F401 (fixture)
 
 import leafscore
-import scorer
 from leafscore.benchmark import _as_file
+from leafscore.canonical import canonical_json
 
 EXAMPLE = REPO / "examples" / "jsonl"
 PREDS = {"atlas": EXAMPLE / "atlas.jsonl", "drift": EXAMPLE / "drift.jsonl"}
@@ -81,7 +81,7 @@ def as_folder(target: Path) -> Path:
                 (folder / f"{doc}.json").write_text(line.split(", ", 1)[1].join(["{", ""]))
                 continue
             (folder / f"{value['id']}.json").write_bytes(
-                scorer.canonical_json(_as_file(value, "id")))
+                canonical_json(_as_file(value, "id")))
     return target
 
 

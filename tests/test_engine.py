@@ -38,11 +38,11 @@ def spied_engines(monkeypatch) -> list[str]:
     scored: list[str] = []
     for engine, table in (("fast", _fast.VERSIONS), ("reference", scorer.VERSIONS)):
         for name, record in list(table.items()):
-            def score(*args, record=record, engine=engine):
+            def document(*args, record=record, engine=engine):
                 scored.append(engine)
-                return record.score(*args)
+                return record.document(*args)
 
-            monkeypatch.setitem(table, name, dataclasses.replace(record, score=score))
+            monkeypatch.setitem(table, name, dataclasses.replace(record, document=document))
     return scored
 
 

@@ -8,6 +8,7 @@ import json
 import pytest
 
 import scorer
+from leafscore.fields import normalize_field_path
 from scorer import DocScore, FieldCounts, Options, ScoringError, score, score_parse_failure
 
 SCHEMA = {"type": "object", "properties": {
@@ -314,13 +315,13 @@ def test_a_quoted_member_inside_array_items_follows_the_item_index():
                                          ('rows[].["unit.price"]', 'rows[]["unit.price"]'),
                                          ('m[""]', 'm[""]')])
 def test_a_field_path_given_in_any_spelling_reads_as_the_scorers_own(given, path):
-    assert scorer.normalize_field_path(given) == path
+    assert normalize_field_path(given) == path
 
 
 @pytest.mark.parametrize("given", ["a..b", '["a', 'a["b"', "a]b", ".a", "a.", "a[0]"])
 def test_a_malformed_field_path_is_a_value_error(given):
     with pytest.raises(ValueError, match="field path"):
-        scorer.normalize_field_path(given)
+        normalize_field_path(given)
 
 
 # --- issue 9: identity on faulty labels -----------------------------------------------

@@ -10,7 +10,9 @@ RapidFuzz's ``*_py``/``*_cpp``):
 * :mod:`~leafscore._fast.flat`: arrays of flat objects read and paired by columns;
 * :mod:`~leafscore._fast.solve`: version 2.0's solvers, compiled (scipy's own);
 * :mod:`~leafscore._fast.rows`: verdicts made only when read;
-* :mod:`~leafscore._fast.v1`: version 1.0's greedy pairing replayed in sparse or dense form.
+* :mod:`~leafscore._fast.v1`: version 1.0's greedy pairing replayed in sparse or dense form;
+* :mod:`~leafscore._fast.tuning`: every speed choice in one record; ``tuned(...)`` forces
+  them (the tests run each both ways).
 
 :func:`usable_for` is the one place that decides where a fast path applies. ``VERSIONS``
 holds one record per scoring version, the definition's own with each document prepared
@@ -29,10 +31,13 @@ from typing import Any
 
 import scorer
 from leafscore._fast import rows as rows_mod
-from leafscore._fast import v1
+from leafscore._fast import tuning, v1
+from leafscore._fast.tuning import Tuning, tuned
 from leafscore._fast.walker import FastWalker, usable
+from leafscore.canonical import json_text
 
-__all__ = ["VERSIONS", "CollectorPaused", "compile_schema", "score", "usable_for"]
+__all__ = ["VERSIONS", "CollectorPaused", "Tuning", "compile_schema", "score", "tuned",
+           "usable_for"]
 
 
 def usable_for(node: Any, depth: int = 0) -> str | None:
@@ -64,7 +69,6 @@ class CollectorPaused:
 # every document, so this must hold every distinct schema of a corpus.
 _COMPILED: dict[tuple[bytes, scorer.Options], Any] = {}
 _COMPILED_TEXT = [0]
-_COMPILED_TEXT_MAX = 16 * 2**20
 
 
 def compile_schema(schema: Any, *, options: scorer.Options | None = None,
@@ -72,7 +76,7 @@ def compile_schema(schema: Any, *, options: scorer.Options | None = None,
     """``scorer.compile_schema``, remembered per schema text and options."""
     options = options or scorer.Options()
     try:
-        text = scorer.json_text(schema)
+        text = json_text(schema)
     except (TypeError, ValueError):  # not JSON data: compiled as it is
         return scorer.compile_schema(schema, options=options, file=file)
     found = _COMPILED.get((text, options))
@@ -80,7 +84,7 @@ def compile_schema(schema: Any, *, options: scorer.Options | None = None,
         found = scorer.compile_schema(schema, options=options, file=file)
         _COMPILED[(text, options)] = found
         _COMPILED_TEXT[0] += len(text)
-        while _COMPILED_TEXT[0] > _COMPILED_TEXT_MAX and len(_COMPILED) > 1:
+        while _COMPILED_TEXT[0] > tuning.TUNING.compiled_text_max and len(_COMPILED) > 1:
             oldest = next(iter(_COMPILED))
             _COMPILED_TEXT[0] -= len(oldest[0])
             del _COMPILED[oldest]

@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 import scorer
-from leafscore._fast import solve
+from leafscore._fast import solve, tuning
 
 #: A read of one flat field's value: (tag, canonical key, signature part), the part being
 #: ``,<member>=<tag>:<key as shown>``; an empty value reads as EMPTY_READ, so a column of
@@ -31,15 +31,15 @@ EMPTY_READ: tuple = (None, None, "")
 TAG, KEY, PART = (operator.itemgetter(k) for k in range(3))
 _SAME_KIND = {None: "correct_absence"}  # of a leaf of two identical items, by its tag
 _NEVER_EMPTY = frozenset((int, float, bool))
-_JOIN_SLICE = 1 << 21  # joined (row, column) entries held at once by join_counts
 
 
 def flat_fields(item: Any, walker: scorer.Walker) -> list[tuple[str, scorer.Leaf]] | None:
     """(name, leaf) of each scored property of an object item node whose properties are
     all leaves comparing by key equality under every tag (ignored ones left out), at
     least 1 and at most 62 (the weights count present fields in a 64-bit mask); else
-    None."""
-    if not isinstance(item, scorer.ObjectNode) or item.properties is None:
+    None. ``tuning.TUNING.flat`` False: always None."""
+    if not tuning.TUNING.flat or not isinstance(item, scorer.ObjectNode) or \
+            item.properties is None:
         return None
     fields = []
     for name, child in item.properties.items():
@@ -48,7 +48,7 @@ def flat_fields(item: Any, walker: scorer.Walker) -> list[tuple[str, scorer.Leaf
         if not isinstance(child, scorer.Leaf) or not walker.hashable(child):
             return None
         fields.append((name, child))
-    return fields if 0 < len(fields) <= 62 else None
+    return fields if 0 < len(fields) <= min(62, tuning.TUNING.flat_fields_max) else None
 
 
 class FlatItems(Sequence):
@@ -273,10 +273,6 @@ def verdict_of(row: tuple) -> scorer.Verdict:
                           scorer.shown(result_key))
 
 
-#: Identical pairs from which their rows are checked at once (speed only).
-SAME_AT_ONCE = 16
-
-
 def _rows(walker: Any, specs: list[tuple], address: str, pairs: list[tuple[int, int]],
           same: int, index_left: list[int], index_right: list[int], values_left: list[list],
           values_right: list[list], reads_left: list[list], reads_right: list[list],
@@ -290,7 +286,7 @@ def _rows(walker: Any, specs: list[tuple], address: str, pairs: list[tuple[int, 
         got = list(map(reads_left[b].__getitem__, at_left))
         seen = list(map(reads_right[b].__getitem__, at_right))
         start, kinds, label_keys, result_keys = 0, [], [], []
-        if same >= SAME_AT_ONCE:
+        if same >= tuning.TUNING.same_at_once:
             # identical items: every read is equal to its partner's, so each leaf is
             # correct (or a correct absence) with the two reads' own keys; checked, not
             # assumed (equal tags and keys), else compared one by one below
@@ -429,8 +425,8 @@ def join_counts(rows: int, cols: int, label_rows: np.ndarray, label_ids: np.ndar
     ends = np.cumsum(fan)
     written, start, done = 0, 0, 0  # slots of the rows before row ``done``, dummies included
     while start < len(label_rows):
-        stop = int(np.searchsorted(ends, (ends[start - 1] if start else 0) + _JOIN_SLICE,
-                                   side="right"))
+        reach = (ends[start - 1] if start else 0) + tuning.TUNING.join_slice
+        stop = int(np.searchsorted(ends, reach, side="right"))
         stop = max(stop, start + 1)
         if stop < len(label_rows):  # whole label rows only
             stop = int(np.searchsorted(label_rows, label_rows[stop], side="left"))

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 import scorer
+from leafscore._fast import tuning
 
 
 class _Unequal:
@@ -79,6 +80,16 @@ def greedy_sum(label_leaves: list[dict[str, Any]],
     """
     keys = {k for leaves in (*label_leaves, *result_leaves) for k in leaves}
     dense = len(label_leaves) * len(result_leaves) * (len(keys) + 1)
+    forced = tuning.TUNING.v1_walk
+    if forced == "dense":
+        return _greedy_dense(label_leaves, result_leaves)
+    if forced == "sparse":
+        label_codes, result_codes = _leaf_codes(label_leaves, result_leaves)
+        postings: dict[int, list[int]] = {}
+        for j, codes in enumerate(result_codes):
+            for code in codes.values():
+                postings.setdefault(code, []).append(j)
+        return _greedy_sparse(label_codes, result_codes, postings)
     if len(keys) <= DENSE_MAX_KEYS and dense <= DENSE_SMALL:
         return _greedy_dense(label_leaves, result_leaves)  # small: no need to compare costs
     label_codes, result_codes = _leaf_codes(label_leaves, result_leaves)

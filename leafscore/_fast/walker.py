@@ -15,12 +15,11 @@ from decimal import MAX_EMAX, MIN_EMIN, ROUND_CEILING, ROUND_FLOOR, Decimal, loc
 from typing import Any
 
 import scorer
-from leafscore._fast import flat, solve
+from leafscore._fast import flat, solve, tuning
 
-#: Longest string whose canonical text and date are remembered across documents (a label
-#: is read once per system; most result values equal label values). Pure functions of the
-#: string, so remembering changes no value; the bounds keep the memory under ~40 MB.
-MEMO_TEXT = 200
+# The canonical text and date of short strings are remembered across documents (a label
+# is read once per system; most result values equal label values): pure functions of the
+# string, so remembering changes no value; the bounds keep the memory under ~40 MB.
 #: Similarities computed per fuzzy field of one array before only equal texts become
 #: fuzzy candidates (docs/LIMITS.md); the document then says it is not exact.
 FUZZY_BUDGET = 50_000_000
@@ -51,7 +50,7 @@ class FastWalker(scorer.Walker):
 
     def text_key(self, value: str) -> str:
         """``canon_text`` of a string, remembered."""
-        return _text(value) if len(value) <= MEMO_TEXT else scorer.canon_text(value)
+        return _text(value) if len(value) <= tuning.TUNING.memo_text else scorer.canon_text(value)
 
     def key(self, leaf: scorer.Leaf, tag: str, value: Any) -> Any:
         if isinstance(value, dict | list):
@@ -59,11 +58,11 @@ class FastWalker(scorer.Walker):
         memo = (tag, id(leaf), value.__class__, value)
         found = self.memo.get(memo, self)
         if found is self:
-            if value.__class__ is str and len(value) <= MEMO_TEXT and tag in ("text", "fuzzy"):
+            short = value.__class__ is str and len(value) <= tuning.TUNING.memo_text
+            if short and tag in ("text", "fuzzy"):
                 found = _text(value)
-            elif value.__class__ is str and tag == "date" and len(value) <= MEMO_TEXT and (
-                    leaf.options.date_formats is None
-                    or leaf.options.date_formats.__class__ is tuple):
+            elif short and tag == "date" and (leaf.options.date_formats is None
+                                              or leaf.options.date_formats.__class__ is tuple):
                 iso = _date(value, leaf.options.date_formats)
                 found = iso if iso is not None else "~" + self.text_key(value)
             else:

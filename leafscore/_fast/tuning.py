@@ -1,0 +1,52 @@
+"""The fast engine's speed choices, in one record, and a switch to force them.
+
+None of them can move a verdict: each picks between two ways of computing the same
+thing, and the tests run both ways (``with tuned(...)``) against the definition. The
+definition itself (``scorer.py``) has none; version 2.0's frozen solver choice by size
+(``scorer.DENSE_CELLS_2_0``) is part of the metric, not listed here.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Tuning:
+    """``flat``: read and pair unordered arrays of flat objects by columns;
+    ``flat_fields_max``: most fields of such an item (present fields are counted in a
+    64-bit mask, so at most 62); ``same_at_once``: identical pairs from which their rows
+    are checked all at once rather than one by one; ``join_slice``: (row, column) join
+    entries held at once when flat weights are counted; ``memo_text``: longest string
+    whose canonical text and date are remembered across documents (0: none);
+    ``v1_walk``: version 1.0's greedy replay, ``"auto"`` (by cost), ``"dense"`` or
+    ``"sparse"``; ``compiled_text_max``: bytes of schema text whose compiled nodes are
+    kept for the process."""
+
+    flat: bool = True
+    flat_fields_max: int = 62
+    same_at_once: int = 16
+    join_slice: int = 1 << 21
+    memo_text: int = 200
+    v1_walk: str = "auto"
+    compiled_text_max: int = 16 * 2**20
+
+
+TUNING = Tuning()
+
+
+@contextlib.contextmanager
+def tuned(**changes: object) -> Iterator[Tuning]:
+    """The fast engine with some choices forced for a ``with`` block (tests and
+    benchmarks), restored after: ``with tuned(flat=False): ...``. Raises TypeError for
+    an unknown choice."""
+    global TUNING
+    before = TUNING
+    TUNING = dataclasses.replace(before, **changes)  # type: ignore[arg-type]
+    try:
+        yield TUNING
+    finally:
+        TUNING = before
