@@ -110,8 +110,6 @@ VERDICT_KINDS: dict[str, tuple[int, int, int]] = {
     "missing": (0, 0, 1), "hallucinated": (0, 1, 0), "extra_item": (0, 1, 0),
     "parse_failure": (0, 0, 1), "correct_absence": (0, 0, 0),
 }
-BOTH_SIDES = frozenset({"correct", "wrong_value", "type_error"})  #: present on both sides
-ONE_SIDE = frozenset({"missing", "hallucinated", "extra_item"})  #: present on one side only
 #: The ``compare`` values an ``x-leafscore`` option may name (spec 2.0 §2).
 COMPARE_MODES: tuple[str, ...] = ("exact", "text", "number", "date", "boolean", "fuzzy", "ignore")
 #: Date formats tried after ISO 8601 when a field sets none (spec 2.0 §3), in order.
@@ -1040,6 +1038,24 @@ class Read(NamedTuple):
     key: Any
 
 
+class Tally(list):
+    """[correct, present on both sides, present on one side only]: what weighing a
+    candidate pair keeps of its walk, the verdicts counted and not made."""
+
+    __slots__ = ()
+
+    def __init__(self) -> None:
+        super().__init__((0, 0, 0))
+
+    def add(self, kind: str) -> None:
+        for n, add in enumerate(_TALLIES.get(kind, (0, 0, 0))):
+            self[n] += add
+
+
+_TALLIES = {"correct": (1, 1, 0), "wrong_value": (0, 1, 0), "type_error": (0, 1, 0),
+            "missing": (0, 0, 1), "hallucinated": (0, 0, 1), "extra_item": (0, 0, 1)}
+
+
 EMPTY = Read(None, None, None)
 _CONTAINER_TAGS = ("{}", "[]")
 Item = tuple[int, Read, str | None]  #: a kept array item: (its index, its read, its signature)
@@ -1133,11 +1149,18 @@ class Walker:
         ``hallucinated``; else :meth:`judge`'s ``correct``, ``wrong_value`` or
         ``type_error``."""
         if label.tag is None or result.tag is None:
-            kind = ("missing" if label.tag is not None else
-                    "correct_absence" if result.tag is None else "hallucinated")
-            return Verdict(address, field, kind, label.raw, result.raw, None, None)
+            return Verdict(address, field, self.kind(leaf, label, result), label.raw,
+                           result.raw, None, None)
         kind, key = self.judge(leaf, label, result)
         return Verdict(address, field, kind, label.raw, result.raw, shown(label.key), shown(key))
+
+    def kind(self, leaf: Leaf, label: Read, result: Read) -> str:
+        """The verdict kind of one leaf: both empty ``correct_absence``, label only
+        ``missing``, result only ``hallucinated``, else :meth:`judge`'s."""
+        if label.tag is None or result.tag is None:
+            return ("missing" if label.tag is not None else
+                    "correct_absence" if result.tag is None else "hallucinated")
+        return self.judge(leaf, label, result)[0]
 
     # -- the walk --------------------------------------------------------------------
 
@@ -1150,12 +1173,15 @@ class Walker:
                 label.tag not in (None, *_CONTAINER_TAGS):
             # a leaf, data too deep, or a label of the wrong kind at a container node
             leaf = node if isinstance(node, Leaf) else _JSON_LEAF
-            out.append(self.compare(leaf, label, result, address, field))
+            if isinstance(out, Tally):
+                out.add(self.kind(leaf, label, result))
+            else:
+                out.append(self.compare(leaf, label, result, address, field))
             return
         if result.tag not in (None, *_CONTAINER_TAGS):
             result = Read(result.raw, None, None)  # the wrong JSON kind states nothing here
         if label.tag is None and result.tag is None:
-            if address:  # one correct absence at a container, none at the root
+            if address and not isinstance(out, Tally):  # one at a container, none at the root
                 kind = _kind_of(node)
                 out.append(Verdict(address, field, "correct_absence",
                                    label.raw if isinstance(label.raw, kind) else None,
@@ -1185,12 +1211,13 @@ class Walker:
         for items, paired, side in ((left, {p[0] for p in pairs}, ""),
                                     (right, {p[1] for p in pairs}, "r")):
             for k, (i, read, _) in enumerate(items):
-                if k not in paired:
-                    found: list[Verdict] = []
+                if k not in paired:  # each non-empty leaf missing, or an extra item's
+                    found: Any = out if isinstance(out, Tally) else []
                     self.walk(item, EMPTY if side else read, read if side else EMPTY,
                               f"{address}[{side}{i}]", item_field, found, depth + 1)
-                    out += [v._replace(kind="extra_item") if side else v for v in found
-                            if v.kind != "correct_absence"]
+                    if found is not out:
+                        out += [v._replace(kind="extra_item") if side else v for v in found
+                                if v.kind != "correct_absence"]
 
     # -- what pairing reads of items -------------------------------------------------
 
@@ -1246,45 +1273,6 @@ class Walker:
                         else self.key(leaf, tag, read.raw)) is not None]
         return out
 
-    def tally(self, node: Any, label: Read, result: Read, depth: int,
-              counts: list[int]) -> list[int]:
-        """Add to ``counts`` [correct, present on both sides, present on one side only] the
-        verdicts :meth:`walk` gives ``node`` for these reads, without making them: the
-        walk's own steps, to weigh a candidate pair (tests hold the two equal)."""
-        if node is IGNORED:
-            return counts
-        if isinstance(node, Leaf) or depth > self.MAX_DEPTH or \
-                label.tag not in (None, *_CONTAINER_TAGS):
-            if label.tag is None or result.tag is None:
-                counts[2] += label.tag is not None or result.tag is not None
-            else:
-                leaf = node if isinstance(node, Leaf) else _JSON_LEAF
-                counts[0] += self.judge(leaf, label, result)[0] == "correct"
-                counts[1] += 1
-            return counts
-        if result.tag not in (None, *_CONTAINER_TAGS):
-            result = EMPTY
-        if label.tag is None and result.tag is None:
-            return counts
-        if isinstance(node, ObjectNode):
-            left, right = label.key or {}, result.key or {}
-            for name, child in self.members(node, left, right):
-                self.tally(child, left.get(name, EMPTY), right.get(name, EMPTY), depth + 1,
-                           counts)
-            return counts
-        left, right = label.key or [], result.key or []
-        pairs = [(k, k) for k in range(min(len(left), len(right)))] if node.ordered \
-            else self.pair(node.items, left, right, "", "", depth)
-        for k_left, k_right in pairs:
-            self.tally(node.items, left[k_left][1], right[k_right][1], depth + 1, counts)
-        paired_left, paired_right = {p[0] for p in pairs}, {p[1] for p in pairs}
-        counts[2] += sum(len(self.keys(node.items, read, "")) for k, (_, read, _)
-                         in enumerate(left) if k not in paired_left)
-        for k, (_, read, _) in enumerate(right):
-            if k not in paired_right:
-                self.tally(node.items, EMPTY, read, depth + 1, counts)
-        return counts
-
     def hashable(self, item: Any) -> bool:
         """Whether every leaf below ``item`` compares by key equality under every tag (no
         fuzzy or tolerant leaf, no open map): then items can be joined on their keys."""
@@ -1327,9 +1315,10 @@ class Walker:
                                  for key in set(keys) for c in holding.get(key, ())})
         found = {}
         for r, c in candidates:
-            hits, both, one = self.tally(item, left[r][1], right[c][1], depth + 1, [0, 0, 0])
-            if hits:  # no pair worth 0 correct leaves is made
-                found[r, c] = (hits, both, one)
+            counts = Tally()
+            self.walk(item, left[r][1], right[c][1], "", field, counts, depth + 1)
+            if counts[0]:  # no pair worth 0 correct leaves is made
+                found[r, c] = tuple(counts)
         return found, max(map(len, label_keys), default=0)
 
     def solve_2_0(self, rows: int, cols: int, edges: Mapping[tuple[int, int], int],
@@ -1813,14 +1802,6 @@ class DocumentV1:
     def missing(self) -> None:
         """A missing result file is left out of the mean (spec 1.0 §6): no score."""
         return None
-
-
-def score_v1(result: Any, schema: Any, label: Any, *, file: str = "") -> DocScoreV1:
-    """Score one document with version 1.0 (DocuBench 0.1.0), exactly: ``result`` and
-    ``label`` any JSON values, ``schema`` the document's JSON Schema, ``file`` naming it in
-    errors. Returns a DocScoreV1 (``value`` = ``final`` in [0, 1]). Raises ScoringError
-    where the reference has no answer (spec 1.0 §7)."""
-    return DocumentV1.prepare(schema, label, file).score(result)
 
 
 def v1_final(arrays: Mapping[str, tuple[float, float]] | None,

@@ -262,7 +262,11 @@ def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: list, r
     if out is document:  # read by nobody before the score: rows made when read
         out.append(block)
         return True
-    out.extend(map(verdict_of, block.rows()))  # read back by the walk (weights, unpaired)
+    if isinstance(out, scorer.Tally):  # a candidate pair weighed: its kinds counted
+        for row in block.rows():
+            out.add(row[2])
+    else:  # read back by the walk (unpaired items)
+        out.extend(map(verdict_of, block.rows()))
     return False
 
 

@@ -138,9 +138,10 @@ class FastWalker(scorer.Walker):
             candidates |= self.near(leaf, tag, label_values, result_values)
         found = {}
         for r, c in sorted(candidates):
-            hits, both, one = self.tally(item, left[r][1], right[c][1], depth + 1, [0, 0, 0])
-            if hits:
-                found[r, c] = (hits, both, one)
+            counts = scorer.Tally()
+            self.walk(item, left[r][1], right[c][1], "", field, counts, depth + 1)
+            if counts[0]:
+                found[r, c] = tuple(counts)
         return found, most
 
     def near(self, leaf: scorer.Leaf, tag: str, label_values: list, result_values: list,
