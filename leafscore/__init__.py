@@ -7,15 +7,15 @@ adds whole benchmarks on top of it::
     >>> "1.0" in leafscore.SCORING_VERSIONS
     True
 
-* ``leafscore.score`` / ``leafscore.score_file``: one document (``scorer.score``,
-  ``scorer.score_file``);
+* ``leafscore.score`` / ``leafscore.score_file``: one document, by the fast engine
+  (``leafscore._fast``: ``scorer.score``'s signature, return type and verdicts, faster);
 * ``leafscore.evaluate(root)`` / ``leafscore.evaluate_jsonl(gold, preds, schema)``: a
   whole benchmark, as an ``Evaluation`` (``leafscore.api``; docs/API.md);
 * the command line is ``leafscore`` (``leafscore.cli``), a thin layer over the API.
 
 Names are resolved on first use, so importing a submodule stays light. No module of the
 package imports these names from here: each imports the module that defines it
-(``leafscore._version``, ``scorer``, ``leafscore.api``).
+(``leafscore._version``, ``leafscore._fast``, ``leafscore.api``).
 """
 
 from __future__ import annotations
@@ -33,12 +33,12 @@ _FROM_API = ("Evaluation", "evaluate", "evaluate_benchmark", "evaluate_jsonl")
 
 
 def __getattr__(name: str) -> Any:
-    """Resolve the public names on first use (``scorer`` for one document, ``api`` for
+    """Resolve the public names on first use (``_fast`` for one document, ``api`` for
     whole benchmarks)."""
     if name in _FROM_SCORER:
-        import scorer
+        from leafscore import _fast
 
-        return getattr(scorer, name)
+        return getattr(_fast, name)
     if name in _FROM_API:
         from leafscore import api
 

@@ -27,6 +27,7 @@ import dataclasses
 import gc
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import scorer
@@ -36,8 +37,8 @@ from leafscore._fast.tuning import Tuning, tuned
 from leafscore._fast.walker import FastWalker, usable
 from leafscore.canonical import json_text
 
-__all__ = ["VERSIONS", "CollectorPaused", "Tuning", "compile_schema", "score", "tuned",
-           "usable_for"]
+__all__ = ["VERSIONS", "CollectorPaused", "Tuning", "compile_schema", "score", "score_file",
+           "tuned", "usable_for"]
 
 
 def usable_for(node: Any, depth: int = 0) -> str | None:
@@ -157,3 +158,14 @@ def score(result: Any, schema: Any, label: Any, *, version: str = scorer.DEFAULT
     errors, the same verdicts row for row (see ``scorer.score``)."""
     record = VERSIONS.get(scorer.scoring_version(version).name)
     return record.score(result, schema, label, scorer._as_options(options), file)
+
+
+def score_file(result: Any, schema: Any, label: Any, *, version: str = scorer.DEFAULT_VERSION,
+               options: scorer.Options | Mapping[str, Any] | None = None) -> scorer.DocumentScore:
+    """``scorer.score_file`` run by the fast engine (the same reader and envelope rules)."""
+    record = VERSIONS[scorer.scoring_version(version).name]
+    schema_value = scorer.read_json_file(schema).value
+    label_value = scorer.read_json_file(label).value
+    outcome = scorer.read_outcome(Path(result), schema_value, record)
+    return record.score_outcome(outcome, schema_value, label_value, scorer._as_options(options),
+                                str(schema))

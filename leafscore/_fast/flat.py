@@ -17,6 +17,7 @@ import collections
 import itertools
 import operator
 from collections.abc import Iterator, Sequence
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
@@ -129,13 +130,25 @@ def _reads(walker: Any, leaf: scorer.Leaf, member: str, kind: type, values: list
     read the same way, and again under the label's tag only where the tags differ."""
     if kind is str and leaf.compare == "text":
         prefix = f",{member}text:"
-        keys = [walker.text_key(v) for v in values]
+        # ASCII letters, digits and spaces: the canon is the lower-cased text without
+        # spaces (canon_text's own first case, made here without a call)
+        keys = [bare if v.isascii() and (bare := v.strip().lower().replace(" ", "")).isalnum()
+                else walker.text_key(v) for v in values]
         return [("text", key, prefix + key) if v.strip() else EMPTY_READ
                 for v, key in zip(values, keys, strict=True)]
     out = []
+    floats = kind is float and leaf.compare == "number"
     for v in values:
         if (not v.strip()) if kind is str else kind not in _NEVER_EMPTY and scorer.is_empty(v):
             out.append(EMPTY_READ)
+            continue
+        if floats and "e" not in (text := repr(v)) and "n" not in text and \
+                len(text) - text.index(".") <= 7:
+            # canon_number of a float with at most 6 places is the Decimal of its repr,
+            # and plain_decimal of it that repr without trailing zeros
+            shown = text.rstrip("0").rstrip(".")
+            shown = "0" if shown == "-0" else shown
+            out.append(("number", Decimal(text), f",{member}number:{shown}"))
             continue
         read = walker.read_leaf(leaf, v)
         key = read.key
