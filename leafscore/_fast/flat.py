@@ -36,9 +36,10 @@ _NEVER_EMPTY = frozenset((int, float, bool))
 
 def flat_fields(item: Any, walker: scorer.Walker) -> list[tuple[str, scorer.Leaf]] | None:
     """(name, leaf) of each scored property of an object item node whose properties are
-    all leaves comparing by key equality under every tag (ignored ones left out), at
-    least 1 and at most 62 (the weights count present fields in a 64-bit mask); else
-    None. ``tuning.TUNING.flat`` False: always None."""
+    all leaves (ignored ones left out), at least 1 and at most 62 (the weights count
+    present fields in a 64-bit mask); else None. ``tuning.TUNING.flat`` False: always
+    None. A loose leaf (tolerant number, fuzzy text) finds its candidates by reach
+    (``FastWalker.near``) rather than by key."""
     if not tuning.TUNING.flat or not isinstance(item, scorer.ObjectNode) or \
             item.properties is None:
         return None
@@ -46,7 +47,7 @@ def flat_fields(item: Any, walker: scorer.Walker) -> list[tuple[str, scorer.Leaf
     for name, child in item.properties.items():
         if child is scorer.IGNORED:
             continue
-        if not isinstance(child, scorer.Leaf) or not walker.hashable(child):
+        if not isinstance(child, scorer.Leaf):
             return None
         fields.append((name, child))
     return fields if 0 < len(fields) <= min(62, tuning.TUNING.flat_fields_max) else None
@@ -251,10 +252,11 @@ def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: list, r
     order_right = sorted(range(len(index_right)), key=sig_right.__getitem__)
     pairs: list[tuple[int, int]] = []
     waiting: dict[str, collections.deque[int]] = {}
-    for k in order_left:
+    hashable = all(walker.hashable(leaf) for _, leaf in fields)
+    for k in order_left if hashable else ():  # identical items first, if all hash
         waiting.setdefault(sig_left[k], collections.deque()).append(k)
-    rest_right = []
-    for k in order_right:  # identical items first
+    rest_right = [] if hashable else order_right
+    for k in order_right if hashable else ():
         bucket = waiting.get(sig_right[k])
         if bucket and sig_right[k]:
             pairs.append((bucket.popleft(), k))
@@ -368,12 +370,22 @@ def match_flat(walker: Any, specs: list[tuple], left: list[list], right: list[li
     size = 0  # key ids: a field's reads, numbered field after field
     label_rows, label_ids, result_rows, result_ids = [], [], [], []
     masks_left, masks_right = np.zeros(rows, np.uint64), np.zeros(cols, np.uint64)
+    loose: list[tuple[scorer.Leaf, str, list, list]] = []  # (leaf, tag, label, result)
     for b, ((leaf, member, _, _), column) in enumerate(zip(specs, left, strict=True)):
         numbers: dict[tuple, int] = {}  # equal reads <=> equal (tag, key)
-        ids = np.array([-1 if got is EMPTY_READ else numbers.setdefault(got, len(numbers))
-                        for got in column], np.int64)
+        near = {got[0] for got in column if got is not EMPTY_READ and not
+                walker.comparators[got[0]].hashable(leaf.options)}  # loose tags
+        ids = np.array([-1 if got is EMPTY_READ or got[0] in near else
+                        numbers.setdefault(got, len(numbers)) for got in column], np.int64)
+        masks_left[[r for r, got in enumerate(column) if got is not EMPTY_READ]] |= \
+            np.uint64(1 << b)
+        for tag in sorted(near):  # found by reach, not by key
+            loose.append((leaf, tag, [(r, got[1]) for r, got in enumerate(column)
+                                      if got is not EMPTY_READ and got[0] == tag],
+                          [(c, key) for c, got in enumerate(right[b]) if got is not EMPTY_READ
+                           and (key := got[1] if got[0] == tag else
+                                walker.key(leaf, tag, values[b][c])) is not None]))
         found = np.flatnonzero(ids >= 0)
-        masks_left[found] |= np.uint64(1 << b)
         label_rows.append(found)
         label_ids.append(ids[found] + size)
         tags = sorted({got[0] for got in numbers})
@@ -403,6 +415,14 @@ def match_flat(walker: Any, specs: list[tuple], left: list[list], right: list[li
         result_rows.append(np.array(extra_rows, np.int64))
         result_ids.append(np.array(extra_ids, np.int64))
         size += len(numbers)
+    for leaf, tag, label_values, result_values in loose:  # each near pair its own key id
+        near_pairs = sorted(walker.near(leaf, tag, label_values, result_values))
+        ids = np.arange(size, size + len(near_pairs), dtype=np.int64)
+        label_rows.append(np.array([r for r, _ in near_pairs], np.int64))
+        label_ids.append(ids)
+        result_rows.append(np.array([c for _, c in near_pairs], np.int64))
+        result_ids.append(ids)
+        size += len(near_pairs)
     label_rows, label_ids = np.concatenate(label_rows), np.concatenate(label_ids)
     order = np.argsort(label_rows, kind="stable")
     label_rows, label_ids = label_rows[order], label_ids[order]

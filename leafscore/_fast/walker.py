@@ -10,6 +10,7 @@ where is decided in one place, :func:`leafscore._fast.usable_for`.
 from __future__ import annotations
 
 import bisect
+import collections
 import functools
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from typing import Any
@@ -104,45 +105,130 @@ class FastWalker(scorer.Walker):
                           self.document):
             self.blocks = True
 
-    def solve_2_0(self, rows: int, cols: int, edges: Any) -> list[tuple[int, int]]:
-        return solve.assign_2_0(rows, cols, edges)
-
-    def weights(self, item: Any, left: list, right: list, address: str, field: str,
-                depth: int) -> tuple[dict, int]:
-        """The definition's weights; where a leaf is loose (tolerant numbers, fuzzy text),
-        candidate pairs are those sharing a key under a hashable comparator or holding a
-        loose value within reach (every pair with a correct leaf is one), not every pair."""
+    def pair(self, item: Any, left: list, right: list, address: str, field: str,
+             depth: int) -> list[tuple[int, int]]:
+        """Version 2.0's pairs (``scorer.pair_2_0``, step for step), the assignment's
+        weights found per group of alike result items (:meth:`grouped_edges`) and solved
+        by scipy's compiled solvers on the very edges the definition gives them."""
+        if self.rule is not scorer.pair_2_0:
+            return super().pair(item, left, right, address, field, depth)
+        order_left = sorted(range(len(left)), key=lambda k: left[k][2] or "")
+        order_right = sorted(range(len(right)), key=lambda k: right[k][2] or "")
+        pairs: list[tuple[int, int]] = []
+        rest_right = order_right
         if self.hashable(item):
-            return super().weights(item, left, right, address, field, depth)
+            waiting: dict[str, list[int]] = {}
+            for k in reversed(order_left):
+                waiting.setdefault(left[k][2] or "", []).append(k)
+            rest_right = []
+            for k in order_right:
+                bucket = waiting.get(right[k][2] or "")
+                if bucket and right[k][2]:
+                    pairs.append((bucket.pop(), k))
+                else:
+                    rest_right.append(k)
+        taken = {k for k, _ in pairs}
+        rest_left = [k for k in order_left if k not in taken]
+        if rest_left and rest_right:
+            graph = self.grouped_edges(item, [left[k] for k in rest_left],
+                                       [right[k] for k in rest_right], field, depth)
+            if graph is not None:
+                pairs += [(rest_left[r], rest_right[c]) for r, c in
+                          solve.assign_csr_2_0(len(rest_left), len(rest_right), graph)]
+        return pairs
+
+    def grouped_edges(self, item: Any, left: list, right: list, field: str, depth: int,
+                      ) -> list | None:
+        """The edges ``Walker.weights`` and ``pair_2_0`` give the solver, in CSR layout
+        with dummy slots (``solve.assign_csr_2_0``), None when there are none.
+
+        Result items with equal :meth:`group_key` (what a pair weight can see of them:
+        their keys under every tag a label uses at each path) weigh the same against
+        every label item, so each (label item, group) is walked once and its weight given
+        to every member. Candidates are (label item, group) pairs sharing a key under a
+        hashable comparator, or holding loose values within reach (:meth:`near`)."""
+        import numpy as np
+
         label_keys = [self.keys(item, read, "") for _, read, _ in left]
         most = max(map(len, label_keys), default=0)
         tags: dict[str, set[str]] = {}
         for path, tag, _, _ in (k for keys in label_keys for k in keys):
             tags.setdefault(path, set()).add(tag)
+        used = {path: tuple(sorted(found)) for path, found in tags.items()}
+        groups: dict[Any, list[int]] = {}
+        for c, (_, read, _) in enumerate(right):
+            key = self.group_key(item, read, "", used)
+            if key is not None:  # an item no label leaf can see is worth 0 to every row
+                groups.setdefault(key, []).append(c)
+        members = list(groups.values())
         holding: dict[tuple, list[int]] = {}
         loose: dict[tuple[str, str], tuple[scorer.Leaf, list, list]] = {}
-        for c, (_, read, _) in enumerate(right):
-            for path, tag, key, leaf in set(self.keys(item, read, "", tags)):
+        for g, columns in enumerate(members):
+            for path, tag, key, leaf in set(self.keys(item, right[columns[0]][1], "", tags)):
                 if self.comparators[tag].hashable(leaf.options):
-                    holding.setdefault((path, tag, key, leaf), []).append(c)
+                    holding.setdefault((path, tag, key, leaf), []).append(g)
                 else:
-                    loose.setdefault((path, tag), (leaf, [], []))[2].append((c, key))
+                    loose.setdefault((path, tag), (leaf, [], []))[2].append((g, key))
         candidates: set[tuple[int, int]] = set()
         for r, keys in enumerate(label_keys):
             for path, tag, key, leaf in keys:
                 if self.comparators[tag].hashable(leaf.options):
-                    candidates.update((r, c) for c in holding.get((path, tag, key, leaf), ()))
+                    candidates.update((r, g) for g in holding.get((path, tag, key, leaf), ()))
                 elif (path, tag) in loose:
                     loose[path, tag][1].append((r, key))
-        for (_, tag), (leaf, label_values, result_values) in loose.items():
-            candidates |= self.near(leaf, tag, label_values, result_values)
-        found = {}
-        for r, c in sorted(candidates):
+        for (_, tag), (leaf, label_values, group_values) in loose.items():
+            candidates |= self.near(leaf, tag, label_values, group_values)
+        ceiling = most * min(len(left), len(right)) + 1
+        rows, columns, weights = [], [], []
+        for r, g in sorted(candidates):
             counts = scorer.Tally()
-            self.walk(item, left[r][1], right[c][1], "", field, counts, depth + 1)
-            if counts[0]:
-                found[r, c] = tuple(counts)
-        return found, most
+            self.walk(item, left[r][1], right[members[g][0]][1], "", field, counts, depth + 1)
+            if counts[0]:  # no pair worth 0 correct leaves is made
+                rows.append(np.full(len(members[g]), r, np.int64))
+                columns.append(np.asarray(members[g], np.int64))
+                weights.append(np.full(len(members[g]), counts[0] * ceiling + counts[1],
+                                       np.int64))
+        if not rows:
+            return None
+        row, col, weight = (np.concatenate(part) for part in (rows, columns, weights))
+        order = np.lexsort((col, row))
+        row, col, weight = row[order], col[order], weight[order]
+        indptr = np.zeros(len(left) + 1, np.int64)
+        np.cumsum(np.bincount(row, minlength=len(left)) + 1, out=indptr[1:])
+        slots = np.ones(len(weight) + len(left), bool)
+        slots[indptr[1:] - 1] = False
+        indices = np.zeros(len(slots), np.int32)
+        indices[slots] = col
+        data = np.zeros(len(slots), solve.weight_type(int(weight.max())))
+        data[slots] = weight
+        return [indptr, indices, data]
+
+    def group_key(self, node: Any, read: scorer.Read, path: str,
+                  used: dict[str, tuple[str, ...]]) -> Any:
+        """What a version-2.0 pair weight can see of a result read, as a hashable: its keys
+        under every tag a label uses at each path (``used``), in its structure (inner
+        unordered arrays as multisets). None when no label leaf can see it."""
+        if node is scorer.IGNORED or read.tag is None:
+            return None
+        tags = used.get(path)
+        if read.tag not in ("{}", "[]"):  # a leaf, or a value read as one exact-JSON leaf
+            if not tags:
+                return None
+            leaf, own = (node, read.tag) if isinstance(node, scorer.Leaf) else \
+                (scorer._JSON_LEAF, "json")
+            return tuple((t, read.key if t == own else self.key(leaf, t, read.raw))
+                         for t in tags)
+        parts: list[Any] = [("json", scorer.canon_exact(read.raw))] \
+            if tags and "json" in tags else []
+        if read.tag == "[]":
+            inner = [self.group_key(node.items, v, f"{path}[]", used) for _, v, _ in read.key]
+            parts.append(tuple(inner) if node.ordered else
+                         frozenset(collections.Counter(k for k in inner if k is not None).items()))
+        else:
+            parts += [(name, key) for name, child in self.members(node, read.key)
+                      if (key := self.group_key(child, read.key.get(name, scorer.EMPTY),
+                                                scorer.join(path, name), used)) is not None]
+        return tuple(parts) if any(parts) else None
 
     def near(self, leaf: scorer.Leaf, tag: str, label_values: list, result_values: list,
              ) -> set[tuple[int, int]]:
