@@ -1048,16 +1048,16 @@ class Tally(list):
         super().__init__((0, 0, 0))
 
     def add(self, kind: str) -> None:
-        for n, add in enumerate(_TALLIES.get(kind, (0, 0, 0))):
-            self[n] += add
-
-
-_TALLIES = {"correct": (1, 1, 0), "wrong_value": (0, 1, 0), "type_error": (0, 1, 0),
-            "missing": (0, 0, 1), "hallucinated": (0, 0, 1), "extra_item": (0, 0, 1)}
+        if kind in ("correct", "wrong_value", "type_error"):
+            self[0] += kind == "correct"
+            self[1] += 1
+        elif kind != "correct_absence":
+            self[2] += 1
 
 
 EMPTY = Read(None, None, None)
 _CONTAINER_TAGS = ("{}", "[]")
+_NOT_LEAF = (None, "{}", "[]")  # the tags of a read that is no leaf
 Item = tuple[int, Read, str | None]  #: a kept array item: (its index, its read, its signature)
 _quote = json.encoder.encode_basestring_ascii  # json.dumps of a str, in C
 
@@ -1090,9 +1090,12 @@ class Walker:
         """A scalar leaf's value read as a label value is (spec 2.0 §7 Values): a container
         as exact JSON; a ``mix`` leaf by the value's JSON kind; a value unreadable as a
         number or boolean field's type is a label fault, read as text."""
-        if is_empty(value):
+        if value.__class__ is str:
+            if not value.strip():
+                return Read(value, None, None)
+        elif is_empty(value):
             return Read(value, None, None)
-        if isinstance(value, dict | list):
+        elif isinstance(value, dict | list):
             return Read(value, "json", canon_exact(value))
         tag = leaf.compare
         if tag == "mix":
@@ -1105,6 +1108,8 @@ class Walker:
 
     def read(self, node: Any, value: Any, depth: int = 0) -> Read:
         """``value`` read at ``node``, whole (alike for a label and a result)."""
+        if value is None:
+            return EMPTY
         if node is IGNORED:
             return Read(value, None, None)
         if isinstance(node, Leaf):
@@ -1170,7 +1175,7 @@ class Walker:
         if node is IGNORED:
             return
         if isinstance(node, Leaf) or depth > self.MAX_DEPTH or \
-                label.tag not in (None, *_CONTAINER_TAGS):
+                label.tag not in _NOT_LEAF:
             # a leaf, data too deep, or a label of the wrong kind at a container node
             leaf = node if isinstance(node, Leaf) else _JSON_LEAF
             if isinstance(out, Tally):
@@ -1178,7 +1183,7 @@ class Walker:
             else:
                 out.append(self.compare(leaf, label, result, address, field))
             return
-        if result.tag not in (None, *_CONTAINER_TAGS):
+        if result.tag not in _NOT_LEAF:
             result = Read(result.raw, None, None)  # the wrong JSON kind states nothing here
         if label.tag is None and result.tag is None:
             if address and not isinstance(out, Tally):  # one at a container, none at the root
@@ -1192,10 +1197,17 @@ class Walker:
             self.walk_array(node, label.key or [], result.key or [], address, field, out,
                             depth)
             return
-        left, right = label.key or {}, result.key or {}
+        left, right, tallying = label.key or {}, result.key or {}, isinstance(out, Tally)
         for name, child in self.members(node, left, right):
-            self.walk(child, left.get(name, EMPTY), right.get(name, EMPTY),
-                      join(address, name), join(field, name), out, depth + 1)
+            if tallying:  # a tally needs no addresses, and counts a leaf in place
+                if isinstance(child, Leaf):
+                    out.add(self.kind(child, left.get(name, EMPTY), right.get(name, EMPTY)))
+                else:
+                    self.walk(child, left.get(name, EMPTY), right.get(name, EMPTY), address,
+                              field, out, depth + 1)
+                continue
+            self.walk(child, left.get(name, EMPTY), right.get(name, EMPTY), join(address, name),
+                      join(field, name), out, depth + 1)
 
     def walk_array(self, node: ArrayNode, left: list[Item], right: list[Item], address: str,
                    field: str, out: list[Verdict], depth: int) -> None:
@@ -2541,11 +2553,25 @@ def _fraction(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4f}"
 
 
+def _table(rows: list[Sequence[Any]], headers: list[str], markdown: bool = False) -> str:
+    """Left-aligned text columns under ``headers``, each at least two wider than its
+    header: two spaces apart over a dashed rule, or a markdown (GitHub) table."""
+    cells = [list(map(str, headers)), *([str(c) for c in row] for row in rows)]
+    widths = [max(len(headers[k]) + 2, *(len(row[k]) for row in cells))
+              for k in range(len(headers))]
+    if markdown:
+        lines = ["| " + " | ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)) + " |"
+                 for row in cells]
+        return "\n".join([lines[0], "|" + "|".join("-" * (w + 2) for w in widths) + "|",
+                          *lines[1:]])
+    lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip()
+             for row in cells]
+    return "\n".join([lines[0], "  ".join("-" * w for w in widths), *lines[1:]])
+
+
 def render_folder(scores: dict[str, Any], fmt: str) -> str:
     """Render ``score_folder`` output: ``json`` (fractions in [0, 1]), ``table`` (a
     documents x systems matrix of fractions) or ``md`` (a ranked leaderboard in %)."""
-    from tabulate import tabulate
-
     systems = scores["systems"]
     if fmt == "json":
         return json.dumps(scores, indent=2)
@@ -2555,16 +2581,14 @@ def render_folder(scores: dict[str, Any], fmt: str) -> str:
                                                          -(kv[1]["score"] or 0.0), kv[0]))
         rows = [(rank, name, _percent(entry["score"]))
                 for rank, (name, entry) in enumerate(ranked, start=1)]
-        table = tabulate(rows, headers=["rank", "system", "score (%)"], tablefmt="github",
-                         disable_numparse=True)
+        table = _table(rows, ["rank", "system", "score (%)"], markdown=True)
         return f"{table}\n\n_{header}; score = macro average of document scores._"
     names = list(systems)
     ids = list(next(iter(systems.values()))["documents"]) if systems else []
     rows = [[doc_id, *(_fraction(systems[s]["documents"][doc_id]) for s in names)]
             for doc_id in ids]
     rows.append(["score (macro)", *(_fraction(systems[s]["score"]) for s in names)])
-    return f"{header}\n" + tabulate(rows, headers=["document", *names], tablefmt="simple",
-                                    disable_numparse=True)
+    return f"{header}\n" + _table(rows, ["document", *names])
 
 
 def _score_one(paths: list[str], version: str, details: bool, fmt: str) -> str:
@@ -2586,13 +2610,10 @@ def _score_one(paths: list[str], version: str, details: bool, fmt: str) -> str:
     if not details:
         return json.dumps(doc.to_dict(), indent=2, ensure_ascii=False)
     if fmt == "table":
-        from tabulate import tabulate
-
         rows = [(v.address, json.dumps(v.label), json.dumps(v.result), v.kind)
                 for v in doc.verdicts]
         return (f"leafscore scoring version {doc.version}: accuracy {doc.value:.6f}\n"
-                + tabulate(rows, headers=["leaf", "label", "result", "verdict"],
-                           disable_numparse=True))
+                + _table(rows, ["leaf", "label", "result", "verdict"]))
     return json.dumps(doc.to_dict(verdicts=True), indent=2, ensure_ascii=False)
 
 
