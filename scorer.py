@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import hashlib
+import itertools
 import json
 import math
 import os
@@ -57,8 +58,8 @@ import regex
 # 2. Vocabulary and types
 # =====================================================================================
 
-SCORING_VERSIONS: tuple[str, ...] = ("1.0", "2.0")  #: the versions defined here, oldest first
-DEFAULT_VERSION = "2.0"  #: what ``score()`` uses when no version is given
+SCORING_VERSIONS: tuple[str, ...] = ("1.0", "2.0", "2.1")  #: versions defined here, oldest first
+DEFAULT_VERSION = "2.1"  #: what ``score()`` uses when no version is given
 
 
 def json_pointer(path: Sequence[Any]) -> str:
@@ -440,33 +441,49 @@ def _stream_safe(text: str) -> str:
                    text)
 
 
-def text_fold(text: str) -> str:
+_DEGREE = str.maketrans({"\u00ba": "\u00b0", "\u02da": "\u00b0"})  # º and ˚ typed for °
+_DOT_ABOVE = regex.compile(r"(?<=i)\u0307")  # İ casefolds to i + U+0307
+# A run of +, - or # right after a letter or digit and ending a word: kept in 2.1
+_KEPT_SIGNS = regex.compile(r"((?<=[\p{L}\p{N}])[+#-]+(?=[\s\p{Z}]|$))")
+
+
+def text_fold(text: str, v21: bool = False) -> str:
     """The first five text steps (spec 2.0 §7): strip; NFKC (of the stream-safe form);
     casefold; delete ``\\p{Cf}`` and variation selectors; fold fraction slashes to ``/``,
-    dashes and minus to ``-``, curly quotes to ASCII."""
+    dashes and minus to ``-``, curly quotes to ASCII. ``v21`` (spec 2.1 §2): ``º`` and
+    ``˚`` become ``°`` before NFKC, and a dot above after ``i`` goes after casefolding."""
     if text.isascii():  # NFKC, the deletions and the folds leave ASCII as it is
         return text.strip().lower()
+    if v21:
+        text = text.translate(_DEGREE)
     text = unicodedata.normalize("NFKC", _stream_safe(text.strip())).casefold()
+    if v21:
+        text = _DOT_ABOVE.sub("", text)
     return _DASH.sub("-", _CF.sub("", text).translate(_FOLDS)).strip()
 
 
-def canon_text(value: Any) -> str:
+def canon_text(value: Any, v21: bool = False) -> str:
     """Canonical text of a scalar (spec 2.0 §3, §7 "Text canon, in order"): after
     :func:`text_fold`, keep a leading sign directly before a digit, delete whitespace,
     then ``\\p{P}``/``\\p{S}`` except ``. , / :`` between two digits; a value this empties
     keeps its folded text without whitespace. Numbers read as their shortest exact
     decimal, booleans as ``true``/``false``. ``"Acme, Inc."`` -> ``"acmeinc"``,
-    ``"-98.2"`` -> ``"-98.2"``, ``"1 / 2"`` -> ``"1/2"``, ``"—"`` -> ``"-"``."""
+    ``"-98.2"`` -> ``"-98.2"``, ``"1 / 2"`` -> ``"1/2"``, ``"—"`` -> ``"-"``. ``v21``
+    (spec 2.1 §2) also keeps a run of ``+``, ``-``, ``#`` ending a word after a letter or
+    digit: ``"A+" != "A-"``, ``"C++" != "C#"``."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if not isinstance(value, str):
         number = json_decimal(value)
         return plain_decimal(number) if number is not None else str(value).casefold()
-    folded = text_fold(value)
+    folded = text_fold(value, v21)
     if folded.isascii() and (bare := folded.replace(" ", "")).isalnum():
         return bare  # ASCII letters, digits and spaces: no sign, nothing else to delete
     sign = _SIGN.match(folded)
-    canon = _TEXT_DROP.sub("", _SPACE.sub("", folded[1:] if sign else folded))
+    parts = _KEPT_SIGNS.split(folded[1:] if sign else folded) if v21 else \
+        [folded[1:] if sign else folded]  # kept runs at odd places, which no rule touches
+    canon = "".join(part if odd else _TEXT_DROP.sub("", _SPACE.sub("", part))
+                    for odd, part in zip(itertools.cycle((False, True)), parts))
     if canon:
         return folded[0] + canon if sign else canon
     return _SPACE.sub("", folded)
@@ -486,14 +503,34 @@ _GROUPING = frozenset(",. '_")  # NFKC has already made NBSP and thin spaces pla
 _EXPONENT = regex.compile(r"[+-]?[0-9]{1,9}")
 
 
-def _currency_at(text: str, front: bool) -> int:
+def _currency_at(text: str, front: bool, v21: bool = False) -> int:
     """Length of one currency marker at the front or back of ``text``, or 0: a
-    ``\\p{Sc}`` symbol, or an ISO 4217 code in any case standing apart from letters."""
+    ``\\p{Sc}`` symbol, or an ISO 4217 code in any case standing apart from letters;
+    ``v21`` (spec 2.1 §3) also a symbol after one to three Latin letters (``R$``,
+    ``US$``) and the local abbreviations of :data:`_LOCAL_CURRENCIES`."""
     edge = text[:1] if front else text[-1:]
     if edge and unicodedata.category(edge) == "Sc":
         return 1
     code, beside = (text[:3], text[3:4]) if front else (text[-3:], text[-4:-3])
-    return 3 if code.upper() in _ISO_4217 and not beside.isalpha() else 0
+    if code.upper() in _ISO_4217 and not beside.isalpha():
+        return 3
+    if v21 and (found := (_LETTERS_SC_FRONT.match(text) if front else
+                          _LETTERS_SC_BACK.search(text))):
+        return len(found[0])
+    low = text.lower()
+    for mark in _LOCAL_CURRENCIES if v21 else ():
+        at, beside = (low[:len(mark)], low[len(mark):len(mark) + 1]) if front else (
+            low[-len(mark):], low[-len(mark) - 1:-len(mark)])
+        if at == mark and not beside.isalpha():
+            return len(mark)
+    return 0
+
+
+_LETTERS_SC_FRONT = regex.compile(r"[A-Za-z]{1,3}\p{Sc}")
+_LETTERS_SC_BACK = regex.compile(r"(?<![A-Za-z])[A-Za-z]{1,3}\p{Sc}$")
+#: Local currency abbreviations read in 2.1 (spec 2.1 §3), longest first, in any case.
+_LOCAL_CURRENCIES = ("kr.", "rs.", "fr.", "lei", "kr", "kč", "zł", "rs", "ft", "rm", "rp")
+_MINUS_2_1 = regex.compile(r"[\u2010-\u2015\u2212]")  # after NFKC folded U+FE63, U+FF0D
 
 
 def _peel(text: str, currency_at: Callable[[str, bool], int]) -> tuple[str, bool] | None:
@@ -586,7 +623,7 @@ def _six_places(number: Decimal) -> Decimal:
         return number.quantize(Decimal("0.000001"))
 
 
-def canon_number(value: Any, decimal_separator: str = ".") -> Decimal | None:
+def canon_number(value: Any, decimal_separator: str = ".", v21: bool = False) -> Decimal | None:
     """The canonical value of a number field (spec 2.0 §3, §7): an exact Decimal rounded
     half-even to 6 places, or None when ``value`` is not a number.
 
@@ -597,12 +634,16 @@ def canon_number(value: Any, decimal_separator: str = ".") -> Decimal | None:
     exponents (a never-grouped mantissa: ``"1,5e-3"`` is 0.0015 in either field). With
     both ``,`` and ``.`` the last is the decimal mark; with one kind, it is one only when
     it is ``decimal_separator`` and appears once. ``"1,240.00"`` -> ``Decimal("1240.00")``.
-    """
+    ``v21`` (spec 2.1 §3): format characters removed first; a minus is ``-``, a dash
+    U+2010-U+2015 or the minus sign only; more currencies (:func:`_currency_at`); a
+    missing integer part read only with the field's own decimal mark."""
     if not isinstance(value, str):
         number = json_decimal(value)
         return None if number is None else _six_places(number)
-    peeled = _peel(_DASH.sub("-", unicodedata.normalize("NFKC", value)).strip(), _currency_at)
-    number = None if peeled is None else _numeral(peeled[0], decimal_separator, True)
+    text = unicodedata.normalize("NFKC", value)
+    text = _MINUS_2_1.sub("-", _CF.sub("", text)) if v21 else _DASH.sub("-", text)
+    peeled = _peel(text.strip(), lambda t, front: _currency_at(t, front, v21))
+    number = None if peeled is None else _numeral(peeled[0], decimal_separator, not v21)
     if number is None:
         return None
     return _six_places(number.copy_negate() if peeled[1] else number)
@@ -644,14 +685,35 @@ def _iso(moment: datetime) -> str:
     return moment.isoformat(timespec="microseconds" if moment.microsecond else "seconds")
 
 
-def canon_date(value: Any, formats: Sequence[str] | None = None) -> str | None:
+_ISO_MONTH = regex.compile(r"(\d{4})-(\d{2})")
+_ORDINAL = regex.compile(r"(?<=\d)(?:st|nd|rd|th)\b", regex.IGNORECASE)
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
+           "september", "october", "november", "december")
+_MONTH = regex.compile(r"\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?"
+                       r"|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?"
+                       r"|dec(?:ember)?)\b\.?", regex.IGNORECASE)
+
+
+def _spelled(text: str) -> str:
+    """A date text with English month names written out in full (a trailing dot and
+    ``Sept`` included) and the ordinal suffix after a day number dropped (spec 2.1 §4)."""
+    return _ORDINAL.sub("", _MONTH.sub(
+        lambda m: next(name for name in _MONTHS if name.startswith(m[1][:3].lower())), text))
+
+
+def canon_date(value: Any, formats: Sequence[str] | None = None,
+               v21: bool = False) -> str | None:
     """The ISO form of a date string, or None when nothing reads it (spec 2.0 §3, §7).
 
     ISO 8601 first (``YYYY-MM-DD``, an optional ``T``/space time, seconds default to 0,
     an offset ignored; an ISO-shaped value is read as ISO only), then ``formats``
     (default :data:`DEFAULT_DATE_FORMATS`) in order with ``datetime.strptime``
-    (case-insensitive, unpadded numbers accepted). A midnight timestamp equals its date:
-    ``"2024-03-31T00:00:00Z"`` and ``"March 31, 2024"`` -> ``"2024-03-31"``."""
+    (case-insensitive, unpadded numbers accepted; ``%y`` is 1969-1999 for 69-99 and
+    2000-2068 for 00-68). A midnight timestamp equals its date: ``"2024-03-31T00:00:00Z"``
+    and ``"March 31, 2024"`` -> ``"2024-03-31"``. ``v21`` (spec 2.1 §4): each format is
+    also tried on the value :func:`_spelled` out (``"Sept. 21st, 2009"``), and a partial
+    date keeps its precision: ISO ``YYYY-MM`` and a format without a day give
+    ``YYYY-MM``, one without a month ``YYYY``."""
     if not isinstance(value, str):
         return None
     text = value.strip()
@@ -663,11 +725,19 @@ def canon_date(value: Any, formats: Sequence[str] | None = None) -> str | None:
                                  int((fraction or "0")[:6].ljust(6, "0"))))
         except ValueError:
             return None
+    if v21 and (match := _ISO_MONTH.fullmatch(text)):
+        return text if 1 <= int(match[2]) <= 12 else None
+    texts = dict.fromkeys((text, _spelled(text)) if v21 else (text,))
     for fmt in DEFAULT_DATE_FORMATS if formats is None else formats:
-        try:
-            return _iso(datetime.strptime(text, fmt))
-        except ValueError:
-            continue
+        for candidate in texts:
+            try:
+                moment = datetime.strptime(candidate, fmt)
+            except ValueError:
+                continue
+            if not v21 or "%d" in fmt or "%j" in fmt:
+                return _iso(moment)
+            return f"{moment.year:04d}-{moment.month:02d}" if any(
+                m in fmt for m in ("%m", "%b", "%B")) else f"{moment.year:04d}"
     return None
 
 
@@ -731,10 +801,12 @@ class Leaf:
 @dataclass(eq=False, slots=True)
 class ObjectNode:
     """An object: ``properties`` (name -> node), or an open map (``properties`` None)
-    whose every key is scored with the node ``values``."""
+    whose every key is scored with the node ``values``; in 2.1 a member matching one of
+    ``patterns`` ((compiled pattern, node), schema order) takes the first one's node."""
 
     properties: dict[str, Any] | None
     values: Any = None
+    patterns: tuple[tuple[re.Pattern[str], Any], ...] = ()
 
 
 @dataclass(eq=False, slots=True)
@@ -789,8 +861,8 @@ class _Compiler:
     options) built once: a ``$ref`` back to a node being built reuses it, so recursive
     schemas compile, and chains of ``anyOf`` cost their size."""
 
-    def __init__(self, schema: Any, file: str, defaults: Options) -> None:
-        self.file, self.defaults, self.schema = file, defaults, schema
+    def __init__(self, schema: Any, file: str, defaults: Options, v21: bool = False) -> None:
+        self.file, self.defaults, self.schema, self.v21 = file, defaults, schema, v21
         self.built: dict[tuple[int, Options], tuple[_Flat, Any]] = {}  # keeps ids alive
         self.resolved: dict[int, tuple[Any, _Flat]] = {}
         self.resolver: Any = None
@@ -895,6 +967,9 @@ class _Compiler:
             options = inherited.merged(own)
         except ValueError as exc:
             raise self.error(f"{pointer}/x-leafscore", str(exc)) from None
+        if self.v21 and options.threshold == 0 and ((own and "threshold" in own) or not pointer):
+            raise self.error(f"{pointer}/x-leafscore" if own else pointer, "threshold=0.0 is "
+                             "outside (0, 1]: every text would be similar (spec 2.1 §5)")
         key = (id(resolved), options)
         if key not in self.built:
             self.node(resolved, pointer, options, depth, key)
@@ -915,6 +990,10 @@ class _Compiler:
             node = ObjectNode(None)
             self.built[key] = (resolved, node)
             properties, extra = flat.get("properties"), flat.get("additionalProperties")
+            patterns = flat.get("patternProperties") if self.v21 else None
+            if isinstance(patterns, Mapping):
+                node.patterns = tuple(self.pattern(text, sub, pointer, options, depth)
+                                      for text, sub in patterns.items())
             if isinstance(properties, Mapping):
                 node.properties = {name: self.compile(
                     sub, f"{pointer}/properties/{_token(name)}", options, depth + 1)
@@ -933,6 +1012,18 @@ class _Compiler:
         self.built[key] = (resolved, node)
         return node
 
+    def pattern(self, text: str, schema: Any, pointer: str, options: Options, depth: int,
+                ) -> tuple[re.Pattern[str], Any]:
+        """One ``patternProperties`` entry (spec 2.1 §5): the pattern compiled (searched,
+        not anchored, as JSON Schema says; Python's ``re``, as python-jsonschema uses) and
+        its node. A pattern that does not compile is a schema error naming its pointer."""
+        where = f"{pointer}/patternProperties/{_token(text)}"
+        try:
+            compiled = re.compile(text)
+        except (re.error, TypeError) as exc:
+            raise self.error(where, f"pattern {text!r} does not compile ({exc})") from None
+        return compiled, self.compile(schema, where, options, depth + 1)
+
     def leaf_compare(self, flat: Mapping[str, Any], kind: str | None, pointer: str) -> str:
         """A scalar node's comparator by type (docs/SCORING.md, "Which comparison a leaf
         gets"): string text (or date with ``format`` date/date-time), number, boolean; no
@@ -949,12 +1040,14 @@ class _Compiler:
         raise self.error(f"{pointer}/type", f"unknown type {kind!r}")
 
 
-def compile_schema(schema: Any, *, options: Options | None = None, file: str = "") -> Any:
+def compile_schema(schema: Any, *, options: Options | None = None, file: str = "",
+                   v21: bool = False) -> Any:
     """The root node of ``schema`` (a JSON Schema, dict or boolean) under benchmark-wide
     ``options``: an :class:`ObjectNode`, :class:`ArrayNode`, :class:`Leaf` or
-    :data:`IGNORED`. Raises ScoringError(file, pointer, reason) for an unusable schema (a
+    :data:`IGNORED`; ``v21`` reads ``patternProperties`` and checks 2.1's option ranges
+    (spec 2.1 §5). Raises ScoringError(file, pointer, reason) for an unusable schema (a
     remote or unresolvable ``$ref``, a bad ``x-leafscore`` option, an unknown type)."""
-    compiler = _Compiler(schema, file, options or Options())
+    compiler = _Compiler(schema, file, options or Options(), v21)
     return compiler.compile(schema, "", compiler.defaults)
 
 
@@ -979,11 +1072,11 @@ class Comparator:
     hashable: Callable[[Options], bool] = lambda options: True
 
 
-def _date_key(value: Any, options: Options) -> str:
+def _date_key(value: Any, options: Options, v21: bool = False) -> str:
     """A readable date's ISO form, else ``"~"`` + its text canon (spec 2.0 §7: a readable
     date never equals an unreadable text; ``~`` starts no ISO date)."""
-    iso = canon_date(value, options.date_formats)
-    return iso if iso is not None else "~" + canon_text(value)
+    iso = canon_date(value, options.date_formats, v21)
+    return iso if iso is not None else "~" + canon_text(value, v21)
 
 
 #: Comparison kind -> how it reads and compares (version 2.0; spec 2.0 §3).
@@ -997,6 +1090,16 @@ COMPARATORS: dict[str, Comparator] = {
                         fuzzy_similarity(a, b) >= o.threshold, lambda o: False),
     "exact": Comparator(lambda v, o: canon_exact(v)),
     "json": Comparator(lambda v, o: canon_exact(v)),
+}
+#: Version 2.1's table (spec 2.1 §2-§4): text, numbers and dates read by its rules.
+COMPARATORS_2_1: dict[str, Comparator] = {
+    **COMPARATORS,
+    "text": Comparator(lambda v, o: canon_text(v, True)),
+    "number": Comparator(lambda v, o: canon_number(v, o.decimal_separator, True),
+                         numbers_equal, lambda o: not o.tolerant),
+    "date": Comparator(lambda v, o: _date_key(v, o, True)),
+    "fuzzy": Comparator(lambda v, o: canon_text(v, True), COMPARATORS["fuzzy"].equal,
+                        lambda o: False),
 }
 _JSON_LEAF = Leaf("exact", Options())  # a value of the wrong kind at a container node
 
@@ -1072,8 +1175,8 @@ class Walker:
     MAX_DEPTH = 120  #: data levels walked; deeper data is one exact-JSON leaf (choices)
 
     def __init__(self, comparators: Mapping[str, Comparator],
-                 rule: Callable[..., list[tuple[int, int]]]) -> None:
-        self.comparators, self.rule = comparators, rule
+                 rule: Callable[..., list[tuple[int, int]]], readings: bool = False) -> None:
+        self.comparators, self.rule, self.readings = comparators, rule, readings
         self.exact = True  # the definition never approximates
 
     # -- reading ---------------------------------------------------------------------
@@ -1106,31 +1209,51 @@ class Walker:
         return Read(value, tag, key) if key is not None else \
             Read(value, "text", self.key(leaf, "text", value))
 
-    def read(self, node: Any, value: Any, depth: int = 0) -> Read:
-        """``value`` read at ``node``, whole (alike for a label and a result)."""
+    def read(self, node: Any, value: Any, depth: int = 0, label: bool = False) -> Read:
+        """``value`` read at ``node``, whole, alike for a label and a result but for
+        alternative readings (:meth:`read_readings`), which only a label may give."""
         if value is None:
             return EMPTY
         if node is IGNORED:
             return Read(value, None, None)
         if isinstance(node, Leaf):
+            if label and self.readings and value.__class__ is dict and is_readings(value):
+                return self.read_readings(node, value)
             return self.read_leaf(node, value)
         if depth > self.MAX_DEPTH or not isinstance(value, _kind_of(node)):
             return Read(value, None, None) if is_empty(value) else \
                 self.read_leaf(_JSON_LEAF, value)
         tag = None if is_empty(value) else "[]" if isinstance(node, ArrayNode) else "{}"
         if isinstance(node, ObjectNode):
-            return Read(value, tag, {name: self.read(child, value.get(name), depth + 1)
+            return Read(value, tag, {name: self.read(child, value.get(name), depth + 1, label)
                                      for name, child in self.members(node, value)})
-        reads = [(i, self.read(node.items, v, depth + 1)) for i, v in enumerate(value)
+        reads = [(i, self.read(node.items, v, depth + 1, label)) for i, v in enumerate(value)
                  if kept(node.items, v)]
         return Read(value, tag, [(i, r, self.signature(node.items, r)) for i, r in reads])
 
+    def read_readings(self, leaf: Leaf, value: dict) -> Read:
+        """A label's ``{"$anyOf": [...]}`` at a scalar leaf (spec 2.1 §6): each reading read
+        as a label value; the leaf states nothing only when every reading is empty."""
+        readings = tuple(self.read_leaf(leaf, reading) for reading in value["$anyOf"])
+        if all(r.tag is None for r in readings):
+            return Read(value, None, None)
+        return Read(value, "anyOf", readings)
+
     def members(self, node: ObjectNode, *values: dict) -> Any:
-        """(name, node) of each member scored: the ``properties`` in schema order, or in an
-        open map every key present in any of ``values`` (sorted as text)."""
-        if node.properties is not None:
+        """(name, node) of each member scored: the ``properties`` in schema order, then
+        (2.1) each other key present in any of ``values`` that a pattern matches, with
+        the first matching pattern's node, then in an open map every other key with
+        ``values``' node; keys sorted as text."""
+        if node.properties is not None and not node.patterns:
             return node.properties.items()
-        return [(k, node.values) for k in sorted(set().union(*values), key=str)]
+        declared = node.properties or {}
+        out = list(declared.items())
+        for key in sorted(set().union(*values) - declared.keys(), key=str):
+            child = next((sub for pattern, sub in node.patterns if pattern.search(str(key))),
+                         node.values if node.properties is None else None)
+            if child is not None:
+                out.append((key, child))
+        return out
 
     # -- one leaf --------------------------------------------------------------------
 
@@ -1138,34 +1261,42 @@ class Walker:
         """The one equality: two canonical keys under ``tag``."""
         return self.comparators[tag].equal(a, b, leaf.options)
 
-    def judge(self, leaf: Leaf, label: Read, result: Read) -> tuple[str, Any]:
-        """(kind, the result's key under the label's tag) of two non-empty reads; the
-        result is read again only where its own tag differs (a mix, a label fault)."""
+    def judge(self, leaf: Leaf, label: Read, result: Read) -> tuple[str, Any, Any]:
+        """(kind, label key, result key) of two non-empty reads: ``correct`` or
+        ``wrong_value`` by :meth:`equal` under the label's tag, ``type_error`` when the
+        result cannot be read under it (read again only where its own tag differs: a mix,
+        a label fault). Alternative readings: ``correct`` when any reading is, else the
+        first non-empty reading's verdict (spec 2.1 §6)."""
+        if label.tag == "anyOf":
+            judged = [self.judge(leaf, r, result) for r in label.key if r.tag is not None]
+            return next((j for j in judged if j[0] == "correct"), judged[0])
         tag = label.tag
         key = result.key if result.tag == tag else self.key(leaf, tag, result.raw)
         if key is None:
-            return "type_error", None
-        return ("correct" if self.equal(leaf, tag, label.key, key) else "wrong_value"), key
+            return "type_error", label.key, None
+        kind = "correct" if self.equal(leaf, tag, label.key, key) else "wrong_value"
+        return kind, label.key, key
+
+    def kind(self, leaf: Leaf, label: Read, result: Read) -> str:
+        """The verdict kind of one leaf (spec 2.0 §4): both empty ``correct_absence``,
+        label only ``missing`` (or, with an empty reading among the label's, both empty:
+        spec 2.1 §6), result only ``hallucinated``, else :meth:`judge`'s."""
+        if label.tag is None or result.tag is None:
+            if label.tag is None:
+                return "correct_absence" if result.tag is None else "hallucinated"
+            return "correct_absence" if label.tag == "anyOf" and any(
+                r.tag is None for r in label.key) else "missing"
+        return self.judge(leaf, label, result)[0]
 
     def compare(self, leaf: Leaf, label: Read, result: Read, address: str,
                 field: str) -> Verdict:
-        """The verdict of one leaf address (spec 2.0 §4): the one place two values meet.
-        Both empty: ``correct_absence``; label only: ``missing``; result only:
-        ``hallucinated``; else :meth:`judge`'s ``correct``, ``wrong_value`` or
-        ``type_error``."""
+        """The verdict of one leaf address (spec 2.0 §4): the one place two values meet,
+        its kind by :meth:`kind`, its canonical values those the comparison saw."""
         if label.tag is None or result.tag is None:
             return Verdict(address, field, self.kind(leaf, label, result), label.raw,
                            result.raw, None, None)
-        kind, key = self.judge(leaf, label, result)
-        return Verdict(address, field, kind, label.raw, result.raw, shown(label.key), shown(key))
-
-    def kind(self, leaf: Leaf, label: Read, result: Read) -> str:
-        """The verdict kind of one leaf: both empty ``correct_absence``, label only
-        ``missing``, result only ``hallucinated``, else :meth:`judge`'s."""
-        if label.tag is None or result.tag is None:
-            return ("missing" if label.tag is not None else
-                    "correct_absence" if result.tag is None else "hallucinated")
-        return self.judge(leaf, label, result)[0]
+        kind, label_key, key = self.judge(leaf, label, result)
+        return Verdict(address, field, kind, label.raw, result.raw, shown(label_key), shown(key))
 
     # -- the walk --------------------------------------------------------------------
 
@@ -1255,6 +1386,9 @@ class Walker:
             parts = [f"{_quote(name)}={sig}" for name, child in self.members(node, read.key)
                      if (sig := self.signature(child, read.key.get(name, EMPTY)))]
             return "{" + ",".join(parts) + "}" if parts else None
+        if read.tag == "anyOf":  # its readings' signatures, sorted, in brackets
+            return "[" + ",".join(sorted(filter(None, (self.signature(node, r)
+                                                       for r in read.key)))) + "]"
         return f"{read.tag}:{shown(read.key)}" if isinstance(node, Leaf) else "json:" + read.key
 
     def keys(self, node: Any, read: Read, path: str,
@@ -1278,7 +1412,9 @@ class Walker:
                                               for name, child in self.members(node, read.key)]
                 continue
             leaf, own = (node, read.tag) if isinstance(node, Leaf) else (_JSON_LEAF, "json")
-            if used is None:
+            if read.tag == "anyOf":  # a label's readings: a key each
+                out += [(path, r.tag, r.key, leaf) for r in read.key if r.tag is not None]
+            elif used is None:
                 out.append((path, own, read.key, leaf))
             else:
                 out += [(path, tag, key, leaf) for tag in used if (key := read.key if tag == own
@@ -1337,6 +1473,14 @@ class Walker:
                   ) -> list[tuple[int, int]]:
         """Version 2.0's assignment of weighed edges (:func:`assign_2_0`)."""
         return assign_2_0(rows, cols, edges)
+
+
+def is_readings(value: dict) -> bool:
+    """Whether a label value is alternative readings (spec 2.1 §6): ``{"$anyOf": [...]}``
+    alone, a non-empty array of scalars. Anything else is an ordinary object."""
+    readings = value.get("$anyOf")
+    return len(value) == 1 and isinstance(readings, list) and bool(readings) and not any(
+        isinstance(r, dict | list) for r in readings)
 
 
 def kept(item: Any, value: Any) -> bool:
@@ -1496,6 +1640,201 @@ def shortest_augmenting_path(weights: list[list[int]]) -> list[tuple[int, int]]:
     return sorted((col4row[r], r) if transposed else (r, col4row[r]) for r in range(n))
 
 
+# ----- version 2.1's pairing rule: one rule at every size (spec 2.1 §1) ---------------
+
+def pair_2_1(walker: Walker, item: Any, left: list[Item], right: list[Item], address: str,
+             field: str, depth: int) -> list[tuple[int, int]]:
+    """Version 2.1's pairs of kept items (spec 2.1 §1), listed in label index order.
+
+    Both sides in canonical order: by signature, then raw JSON (sorted keys, no spaces),
+    then position. The assignment maximizes the correct leaves, then the leaves present
+    on both sides, then minimizes the leaves present on one side only inside paired items,
+    pairing no two items worth 0 correct leaves; among the assignments still tied, the
+    lexicographically smallest in canonical order (:func:`lexicographic_assignment`).
+    Nothing else (size, solver, input order) can change the choice."""
+    def order(items: list[Item]) -> list[int]:
+        return sorted(range(len(items)), key=lambda k: (items[k][2] or "",
+                                                        raw_text(items[k][1].raw), k))
+
+    order_left, order_right = order(left), order(right)
+    found, _ = walker.weights(item, [left[k] for k in order_left],
+                              [right[k] for k in order_right], address, field, depth)
+    if not found:
+        return []
+    size = min(len(left), len(right))  # totals of a criterion stay below these bases
+    both_base = max(b for _, b, _ in found.values()) * size + 1
+    one_base = max(o for _, _, o in found.values()) * size + 1
+    edges = {rc: (hits * both_base + both) * one_base - one
+             for rc, (hits, both, one) in found.items()}
+    return sorted((order_left[r], order_right[c])
+                  for r, c in lexicographic_assignment(len(left), len(right), edges))
+
+
+def raw_text(value: Any) -> str:
+    """An item's raw JSON as 2.1's canonical order reads it: sorted keys, no spaces."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                      default=str)
+
+
+def lexicographic_assignment(rows: int, cols: int, edges: Mapping[tuple[int, int], int],
+                             ) -> list[tuple[int, int]]:
+    """The lexicographically smallest maximum-weight matching over ``edges`` {(row,
+    column): positive int}: rows in order, each paired with the smallest column that
+    still allows a maximum-weight matching with every earlier choice kept, unpaired when
+    none does. Exact (Python integers) at every size.
+
+    First a maximum-weight matching and optimal duals (the Hungarian method: row duals
+    from the rows' best edges, a greedy start, then one shortest augmenting path per row
+    left out, Dijkstra over reduced costs). Every maximum matching uses only edges tight
+    under those duals and leaves only zero-dual rows and columns unpaired, so a row's
+    earlier column is allowed exactly when an alternating path of tight edges lets the
+    matching rotate onto it (:func:`_rotation`); each row's choice is then kept."""
+    adjacent: list[list[tuple[int, int]]] = [[] for _ in range(rows)]
+    for (r, c), weight in sorted(edges.items()):
+        adjacent[r].append((c, weight))
+    u = [max((w for _, w in line), default=0) for line in adjacent]
+    v, mate_row, mate_col = [0] * cols, [-1] * rows, [-1] * cols
+    for r, line in enumerate(adjacent):  # a greedy start on each row's best edges
+        c = next((c for c, w in line if w == u[r] and mate_col[c] < 0), -1)
+        if c >= 0:
+            mate_row[r], mate_col[c] = c, r
+    for r in range(rows):
+        if mate_row[r] < 0 and u[r] > 0:
+            _augment(r, adjacent, u, v, mate_row, mate_col)
+    tight = [[c for c, w in line if u[r] + v[c] == w] for r, line in enumerate(adjacent)]
+    return lexicographic_choice(tight, u, v, mate_row, mate_col)
+
+
+def lexicographic_choice(tight: list[list[int]], u: list[int], v: list[int],
+                         mate_row: list[int], mate_col: list[int]) -> list[tuple[int, int]]:
+    """The lexicographic rule on a maximum-weight matching (``mate_row``/``mate_col``,
+    -1 unpaired) and optimal duals ``u``, ``v``: ``tight`` lists each row's columns
+    ascending with ``u[r] + v[c] == weight``. Rows in order, each rotated onto its
+    earliest tight column that :func:`_rotation` allows, then kept (changes the lists)."""
+    rows, cols = len(mate_row), len(mate_col)
+    done_rows, done_cols = [False] * rows, [False] * cols
+    for r in range(rows):  # the lexicographic choice, row by row
+        for c in tight[r]:
+            if done_cols[c]:
+                continue
+            if mate_row[r] == c or _rotation(r, c, tight, u, v, mate_row, mate_col,
+                                              done_rows, done_cols):
+                break
+        done_rows[r] = True
+        if mate_row[r] >= 0:
+            done_cols[mate_row[r]] = True
+    return [(r, c) for r, c in enumerate(mate_row) if c >= 0]
+
+
+def _augment(root: int, adjacent: list[list[tuple[int, int]]], u: list[int], v: list[int],
+             mate_row: list[int], mate_col: list[int]) -> None:
+    """One step of the Hungarian method for a maximum-weight (not perfect) matching, from
+    the unpaired row ``root`` with a positive dual: the shortest alternating path in
+    reduced costs ``u[r] + v[c] - w`` ends at a free column, or at a row whose dual can
+    fall to 0 (it goes unpaired); duals move by the distance, the path flips."""
+    import heapq
+
+    row_dist, col_dist, via_col, via_row = {root: 0}, {}, {}, {}
+    heap, settled_rows, settled_cols = [(0, 0, root)], [], []
+    while True:
+        d, what, node = heapq.heappop(heap)
+        if what == 2:  # row `node` lets its dual fall to zero: it goes unpaired
+            end, end_row = d, node
+            break
+        if what == 1:  # a column
+            if col_dist[node] < d:
+                continue
+            settled_cols.append(node)
+            if mate_col[node] < 0:
+                end, end_row = d, None
+                break
+            row = mate_col[node]
+            if row not in row_dist:
+                row_dist[row], via_col[row] = d, node
+                heapq.heappush(heap, (d, 0, row))
+            continue
+        if row_dist[node] < d:
+            continue
+        settled_rows.append(node)
+        heapq.heappush(heap, (d + u[node], 2, node))
+        for c, w in adjacent[node]:
+            nd = d + u[node] + v[c] - w
+            if nd < col_dist.get(c, nd + 1):
+                col_dist[c], via_row[c] = nd, node
+                heapq.heappush(heap, (nd, 1, c))
+    for r in settled_rows:
+        u[r] -= end - row_dist[r]
+    for c in settled_cols:
+        v[c] += end - col_dist[c]
+    if end_row is None:  # flip the path from the free column back to the root
+        c = node
+        while True:
+            r = via_row[c]
+            mate_row[r], mate_col[c], c = c, r, mate_row[r]
+            if r == root:
+                break
+    elif end_row != root:  # the end row goes unpaired; the path to it flips
+        c = mate_row[end_row]
+        mate_row[end_row] = -1
+        while True:
+            r = via_row[c]
+            mate_row[r], mate_col[c], c = c, r, mate_row[r]
+            if r == root:
+                break
+
+
+def _rotation(r: int, c: int, tight: list[list[int]], u: list[int], v: list[int],
+              mate_row: list[int], mate_col: list[int], done_rows: list[bool],
+              done_cols: list[bool]) -> bool:
+    """Rotate the matching so that row ``r`` takes column ``c`` over tight edges, when an
+    alternating path allows it (every row and column off the kept choices): ``c``'s row
+    takes another column or goes unpaired (zero dual), ..., until ``r``'s old column is
+    taken by someone or released (zero dual). Returns whether it did."""
+    start = ("r", mate_col[c]) if mate_col[c] >= 0 else "Z"
+    back: dict[Any, Any] = {start: None}
+    queue, goal = [start], ("r", r)
+    while queue and goal not in back:
+        node = queue.pop(0)
+        steps: list[Any] = []
+        if node == "Z":  # a free row takes something, or a zero-dual column is released
+            steps = [("r", x) for x in range(len(mate_row)) if mate_row[x] < 0 and
+                     not done_rows[x]] + [("c", y) for y in range(len(mate_col)) if y != c
+                                          and mate_col[y] >= 0 and v[y] == 0 and not done_cols[y]]
+        elif node[0] == "c":
+            steps = [("r", mate_col[node[1]])] if mate_col[node[1]] >= 0 else ["Z"]
+        elif node[1] != r:
+            steps = [("c", y) for y in tight[node[1]] if y != mate_row[node[1]] and
+                     not done_cols[y] and y != c] + (["Z"] if u[node[1]] == 0 else [])
+        for step in steps:
+            if step not in back and (step == "Z" or step[0] == "c" or not done_rows[step[1]]):
+                back[step] = node
+                queue.append(step)
+    if goal not in back:
+        return False
+    path, node = [], goal
+    while node is not None:
+        path.append(node)
+        node = back[node]
+    path.reverse()  # start ... goal, each row taking the column that follows it
+    takes, freed_rows, freed_cols = [(r, c)], [], []
+    for here, there in itertools.pairwise(path):
+        if here != "Z" and here[0] == "r" and there != "Z" and there[0] == "c":
+            takes.append((here[1], there[1]))
+        elif here != "Z" and here[0] == "r" and there == "Z":
+            freed_rows.append(here[1])
+        elif here == "Z" and there[0] == "c":
+            freed_cols.append(there[1])
+    for x in [x for x, _ in takes] + freed_rows:
+        if mate_row[x] >= 0:
+            mate_col[mate_row[x]], mate_row[x] = -1, -1
+    for y in freed_cols:
+        if mate_col[y] >= 0:
+            mate_row[mate_col[y]], mate_col[y] = -1, -1
+    for x, y in takes:
+        mate_row[x], mate_col[y] = y, x
+    return True
+
+
 # ----- the document (spec 2.0 §4, §6) ---------------------------------------------------
 
 def _as_options(options: Options | Mapping[str, Any] | None) -> Options:
@@ -1519,8 +1858,8 @@ class Document:
     @classmethod
     def prepare(cls, version: str, walker: Walker, schema: Any, label: Any,
                 options: Options, file: str) -> Document:
-        root = compile_schema(schema, options=options, file=file)
-        return cls(version, walker, root, label, walker.read(root, label), file)
+        root = compile_schema(schema, options=options, file=file, v21=version != "2.0")
+        return cls(version, walker, root, label, walker.read(root, label, label=True), file)
 
     def score(self, result: Any) -> DocScore:
         """The score of ``result`` (any JSON value; never raises for it): one walk, one
@@ -1552,6 +1891,11 @@ class Document:
 
 def _document_2_0(schema: Any, label: Any, options: Options, file: str) -> Document:
     return Document.prepare("2.0", Walker(COMPARATORS, pair_2_0), schema, label, options, file)
+
+
+def _document_2_1(schema: Any, label: Any, options: Options, file: str) -> Document:
+    return Document.prepare("2.1", Walker(COMPARATORS_2_1, pair_2_1, readings=True), schema,
+                            label, options, file)
 
 
 # =====================================================================================
@@ -1995,6 +2339,8 @@ VERSIONS: dict[str, ScoringVersion] = {
                           "left out of the mean"),
     "2.0": ScoringVersion("2.0", _document_2_0, _envelope_v2, "optimal", _mean_v2, DocScore,
                           True, "scored as an empty result"),
+    "2.1": ScoringVersion("2.1", _document_2_1, _envelope_v2, "lexicographic", _mean_v2,
+                          DocScore, True, "scored as an empty result"),
 }
 #: How each version pairs array items.
 MATCHING: dict[str, str] = {name: record.pairing for name, record in VERSIONS.items()}

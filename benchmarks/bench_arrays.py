@@ -275,8 +275,9 @@ TARGETS = {
     # version: {n: (minimum speed-up over the peer or None, peak memory limit in MB or None)}
     "1.0": {3000: (5.0, 300.0), 10000: (None, 1500.0)},
     "2.0": {3000: (5.0, None), 10000: (5.0, 200.0), 50000: (None, 4000.0)},
+    "2.1": {3000: (5.0, None), 10000: (5.0, 200.0), 50000: (None, 4000.0)},  # as 2.0's
 }
-#: version 2.0: the most scoring may cost, as a multiple of json.load of the two files
+#: versions 2.x: the most scoring may cost, as a multiple of json.load of the two files
 JSON_TARGETS = {3000: 15.0, 10000: 10.0, 50000: 15.0}
 
 
@@ -295,7 +296,7 @@ def verdict(version: str, n: int | str, ours: Measurement, ratio: float | None) 
         misses.append(f"speed-up < {speedup:g}x")
     if memory is not None and ours.peak_mb is not None and ours.peak_mb >= memory:
         misses.append(f"peak >= {memory:g} MB")
-    floor = JSON_TARGETS.get(n) if version == "2.0" and isinstance(n, int) else None
+    floor = JSON_TARGETS.get(n) if version != "1.0" and isinstance(n, int) else None
     if floor is not None and ours.json_seconds and ours.seconds / ours.json_seconds > floor:
         misses.append(f"> {floor:g}x json.load")
     if version == "2.0" and ours.exact is False:
@@ -352,7 +353,7 @@ def main(argv: list[str] | None = None) -> int:
                  if ours.seconds and theirs.seconds is not None else None)
         over_json = (ours.seconds / ours.json_seconds
                      if ours.seconds and ours.json_seconds else None)
-        floor = JSON_TARGETS.get(size) if args.version == "2.0" else None
+        floor = JSON_TARGETS.get(size) if args.version != "1.0" else None
         rows.append([
             n, fmt(ours.json_seconds, ".4f"),
             fmt(over_json, ".1f") + (f" (<= {floor:g})" if floor and over_json else ""),

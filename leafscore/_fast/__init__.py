@@ -68,22 +68,22 @@ class CollectorPaused:
 # (nodes are never changed once built), so scoring many systems on one schema compiles it
 # once per process. Bounded by the texts' total size: a run goes system by system over
 # every document, so this must hold every distinct schema of a corpus.
-_COMPILED: dict[tuple[bytes, scorer.Options], Any] = {}
+_COMPILED: dict[tuple[bytes, scorer.Options, bool], Any] = {}
 _COMPILED_TEXT = [0]
 
 
 def compile_schema(schema: Any, *, options: scorer.Options | None = None,
-                   file: str = "") -> Any:
-    """``scorer.compile_schema``, remembered per schema text and options."""
+                   file: str = "", v21: bool = False) -> Any:
+    """``scorer.compile_schema``, remembered per schema text, options and version rules."""
     options = options or scorer.Options()
     try:
         text = json_text(schema)
     except (TypeError, ValueError):  # not JSON data: compiled as it is
-        return scorer.compile_schema(schema, options=options, file=file)
-    found = _COMPILED.get((text, options))
+        return scorer.compile_schema(schema, options=options, file=file, v21=v21)
+    found = _COMPILED.get((text, options, v21))
     if found is None:
-        found = scorer.compile_schema(schema, options=options, file=file)
-        _COMPILED[(text, options)] = found
+        found = scorer.compile_schema(schema, options=options, file=file, v21=v21)
+        _COMPILED[(text, options, v21)] = found
         _COMPILED_TEXT[0] += len(text)
         while _COMPILED_TEXT[0] > tuning.TUNING.compiled_text_max and len(_COMPILED) > 1:
             oldest = next(iter(_COMPILED))
@@ -99,9 +99,10 @@ class Document(scorer.Document):
     @classmethod
     def prepare(cls, version: str, walker: Any, schema: Any, label: Any,
                 options: scorer.Options, file: str) -> Document:
-        root = compile_schema(schema, options=options, file=file)
+        root = compile_schema(schema, options=options, file=file, v21=version != "2.0")
         with CollectorPaused():
-            return cls(version, walker, root, label, walker.read(root, label), file)
+            return cls(version, walker, root, label, walker.read(root, label, label=True),
+                       file)
 
     def score(self, result: Any) -> scorer.DocScore:
         if isinstance(self.root, scorer.ObjectNode):
@@ -111,7 +112,8 @@ class Document(scorer.Document):
             if not isinstance(result, dict):
                 return self.parse_failure(result)
         out: list = []
-        walker = FastWalker(self.walker.comparators, self.walker.rule, out)
+        walker = FastWalker(self.walker.comparators, self.walker.rule, out,
+                            self.walker.readings)
         with CollectorPaused():
             walker.walk(self.root, self.label_read, walker.read(self.root, result), "", "", out)
             return rows_mod.summed(out, self.version, walker.exact)
@@ -120,6 +122,11 @@ class Document(scorer.Document):
 def _document_2_0(schema: Any, label: Any, options: scorer.Options, file: str) -> Document:
     return Document.prepare("2.0", FastWalker(scorer.COMPARATORS, scorer.pair_2_0), schema,
                             label, options, file)
+
+
+def _document_2_1(schema: Any, label: Any, options: scorer.Options, file: str) -> Document:
+    return Document.prepare("2.1", FastWalker(scorer.COMPARATORS_2_1, scorer.pair_2_1,
+                                              readings=True), schema, label, options, file)
 
 
 @dataclass(frozen=True)
@@ -148,6 +155,7 @@ def _document_1_0(schema: Any, label: Any, options: scorer.Options, file: str) -
 VERSIONS: dict[str, scorer.ScoringVersion] = {
     "1.0": dataclasses.replace(scorer.VERSIONS["1.0"], document=_document_1_0),
     "2.0": dataclasses.replace(scorer.VERSIONS["2.0"], document=_document_2_0),
+    "2.1": dataclasses.replace(scorer.VERSIONS["2.1"], document=_document_2_1),
 }
 
 

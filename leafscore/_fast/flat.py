@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import scorer
-from leafscore._fast import solve, tuning
+from leafscore._fast import lexi, solve, tuning
 
 #: A read of one flat field's value: (tag, canonical key, signature part), the part being
 #: ``,<member>=<tag>:<key as shown>``; an empty value reads as EMPTY_READ, so a column of
@@ -248,6 +248,21 @@ def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: list, r
     index_right, values_right = kept(result)
     sig_left, reads_left = read(values_left)
     sig_right, reads_right = read(values_right)
+
+    def pick(columns: list[list], at: list[int]) -> list[list]:
+        return [list(map(column.__getitem__, at)) for column in columns]
+
+    if walker.rule is scorer.pair_2_1:
+        groups_left = _groups(sig_left, label, index_left)
+        groups_right = _groups(sig_right, result, index_right)
+        first_left, first_right = [g[0] for g in groups_left], [g[0] for g in groups_right]
+        pairs = match_flat_2_1(walker, specs, groups_left, groups_right,
+                               pick(reads_left, first_left), pick(reads_right, first_right),
+                               pick(values_right, first_right)) \
+            if groups_left and groups_right else []
+        block = _rows(walker, specs, address, pairs, 0, index_left, index_right, values_left,
+                      values_right, reads_left, reads_right)
+        return _emit(block, out, document)
     order_left = sorted(range(len(index_left)), key=sig_left.__getitem__)
     order_right = sorted(range(len(index_right)), key=sig_right.__getitem__)
     pairs: list[tuple[int, int]] = []
@@ -266,14 +281,26 @@ def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: list, r
     taken = {p[0] for p in pairs}
     rest_left = [k for k in order_left if k not in taken]
     if rest_left and rest_right:
-        def pick(columns: list[list], at: list[int]) -> list[list]:
-            return [list(map(column.__getitem__, at)) for column in columns]
-
         chosen = match_flat(walker, specs, pick(reads_left, rest_left),
                             pick(reads_right, rest_right), pick(values_right, rest_right))
         pairs += [(rest_left[r], rest_right[c]) for r, c in chosen]
     block = _rows(walker, specs, address, pairs, same, index_left, index_right, values_left,
                   values_right, reads_left, reads_right)
+    return _emit(block, out, document)
+
+
+def _groups(signatures: list[str], raw: list, index: list[int]) -> list[list[int]]:
+    """Kept items in 2.1's canonical order, cut into runs of alike items
+    (``lexi.runs``); raw JSON written only where a signature repeats."""
+    repeats = collections.Counter(signatures)
+    texts = [scorer.raw_text(raw[i]) if repeats[sig] > 1 else ""
+             for sig, i in zip(signatures, index, strict=True)]
+    return lexi.runs(signatures, texts)
+
+
+def _emit(block: FlatRows, out: list, document: list) -> bool:
+    """Hand a flat array's rows on: as the block itself when ``out`` is the document's
+    own list (returns True), counted into a tally, or as verdicts."""
     if out is document:  # read by nobody before the score: rows made when read
         out.append(block)
         return True
@@ -361,7 +388,46 @@ def match_flat(walker: Any, specs: list[tuple], left: list[list], right: list[li
     (read as a label would be) and the result items' values. A pair's weight is its
     correct leaves (shared (field, tag, key)) times the ceiling, plus its leaves present
     on both sides; the ceiling is one more than the most non-empty fields of a label
-    item times the smaller side.
+    item times the smaller side."""
+    found = flat_graph(walker, specs, left, right, values, None)
+    return [] if found is None else solve.assign_csr_2_0(len(left[0]), len(right[0]), found[0])
+
+
+def match_flat_2_1(walker: Any, specs: list[tuple], groups_left: list[list[int]],
+                   groups_right: list[list[int]], left: list[list], right: list[list],
+                   values: list[list]) -> list[tuple[int, int]]:
+    """Version 2.1's pairs of flat items (``scorer.pair_2_1``): the columns of one item
+    per group of alike items (``left``, ``right``, ``values`` as for :func:`match_flat`),
+    counted as 2.0's are, with the leaves present on one side only from the fields'
+    bit masks; the choice made on group flows (``lexi``). Pairs sorted by label item."""
+    found = flat_graph(walker, specs, left, right, values, len(specs) + 1)
+    if found is None:
+        return []
+    (indptr, indices, data), masks_left, masks_right = found
+    rows = len(left[0])
+    real = np.ones(len(data), bool)
+    real[indptr[1:] - 1] = False
+    row = np.repeat(np.arange(rows, dtype=np.int64), np.diff(indptr) - 1)
+    col = indices[real].astype(np.int64)
+    shared, both = np.divmod(data[real].astype(np.int64), len(specs) + 1)
+    one = np.bitwise_count(masks_left[row] ^ masks_right[col]).astype(np.int64)
+    size = min(sum(map(len, groups_left)), sum(map(len, groups_right)))
+    both_base = int(both.max()) * size + 1
+    one_base = int(one.max()) * size + 1
+    if (len(specs) * both_base + len(specs)) * one_base >= 2**62:  # cannot happen below
+        raise OverflowError("2.1 weights above 62 bits")  # 62 fields x 10**7 items
+    weights = (shared * both_base + both) * one_base - one
+    flows = lexi.assign([len(g) for g in groups_left], [len(g) for g in groups_right],
+                        row, col, weights)
+    return lexi.expand(groups_left, groups_right, flows)
+
+
+def flat_graph(walker: Any, specs: list[tuple], left: list[list], right: list[list],
+               values: list[list], ceiling: int | None,
+               ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray] | None:
+    """The weights of :func:`match_flat` in CSR layout with dummy slots (``correct *
+    ceiling + both``; ``ceiling`` None: 2.0's), and each item's bit mask of non-empty
+    fields; None when no pair shares a key.
 
     Keys are numbered; result items are listed by key; each label key is joined to the
     result items holding it, label rows a slice at a time, and (row, column) codes are
@@ -428,12 +494,15 @@ def match_flat(walker: Any, specs: list[tuple], left: list[list], right: list[li
     label_rows, label_ids = label_rows[order], label_ids[order]
     result_rows, result_ids = np.concatenate(result_rows), np.concatenate(result_ids)
     if not len(result_rows):
-        return []
-    most = int(np.bitwise_count(masks_left).max(initial=0))
-    ceiling = most * min(rows, cols) + 1
+        return None
+    if ceiling is None:
+        most = int(np.bitwise_count(masks_left).max(initial=0))
+        ceiling = most * min(rows, cols) + 1
     graph = join_counts(rows, cols, label_rows, label_ids, result_rows, result_ids,
                         masks_left, masks_right, ceiling, len(specs), size)
-    return solve.assign_csr_2_0(rows, cols, graph)
+    if len(graph[1]) == rows:  # dummy slots only
+        return None
+    return graph, masks_left, masks_right
 
 
 def join_counts(rows: int, cols: int, label_rows: np.ndarray, label_ids: np.ndarray,

@@ -24,7 +24,12 @@ class Tuning:
     whose canonical text and date are remembered across documents (0: none);
     ``v1_walk``: version 1.0's greedy replay, ``"auto"`` (by cost), ``"dense"`` or
     ``"sparse"``; ``compiled_text_max``: bytes of schema text whose compiled nodes are
-    kept for the process."""
+    kept for the process; ``lexi_units_max``: item edges up to which version 2.1's best
+    assignment is found by scipy on the items, groups of alike items expanded (above it,
+    on the groups in Python integers); ``lexi_greedy``: settle 2.1's ties greedily in
+    each tight component where that gives a best assignment (else exactly);
+    ``lexi_subset``: find 2.1's best assignment on each group's better edges first,
+    then on any edge its duals leave uncovered."""
 
     flat: bool = True
     flat_fields_max: int = 62
@@ -33,6 +38,9 @@ class Tuning:
     memo_text: int = 200
     v1_walk: str = "auto"
     compiled_text_max: int = 16 * 2**20
+    lexi_units_max: int = 20_000_000
+    lexi_greedy: bool = True
+    lexi_subset: bool = True
 
 
 TUNING = Tuning()

@@ -12,11 +12,12 @@ from __future__ import annotations
 import bisect
 import collections
 import functools
+from collections.abc import Sequence
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from typing import Any
 
 import scorer
-from leafscore._fast import flat, solve, tuning
+from leafscore._fast import flat, lexi, solve, tuning
 
 # The canonical text and date of short strings are remembered across documents (a label
 # is read once per system; most result values equal label values): pure functions of the
@@ -27,21 +28,23 @@ FUZZY_BUDGET = 50_000_000
 
 
 @functools.lru_cache(maxsize=1 << 16)
-def _text(value: str) -> str:
-    return scorer.canon_text(value)
+def _text(value: str, v21: bool) -> str:
+    return scorer.canon_text(value, v21)
 
 
 @functools.lru_cache(maxsize=1 << 14)
-def _date(value: str, formats: tuple[str, ...] | None) -> str | None:
-    return scorer.canon_date(value, formats)
+def _date(value: str, formats: tuple[str, ...] | None, v21: bool) -> str | None:
+    return scorer.canon_date(value, formats, v21)
 
 
 class FastWalker(scorer.Walker):
     """``scorer.Walker`` with per-document memos and the fast paths. ``document`` is the
     walk's own output list (a flat array appends its rows there as one block)."""
 
-    def __init__(self, comparators: Any, pair: Any, document: list | None = None) -> None:
-        super().__init__(comparators, pair)
+    def __init__(self, comparators: Any, pair: Any, document: list | None = None,
+                 readings: bool = False) -> None:
+        super().__init__(comparators, pair, readings)
+        self.v21 = comparators is scorer.COMPARATORS_2_1
         self.document = document
         self.blocks = False  # whether ``document`` holds a FlatRows block
         self.memo: dict[tuple, Any] = {}  # (tag, leaf id, JSON type, value) -> key
@@ -51,7 +54,8 @@ class FastWalker(scorer.Walker):
 
     def text_key(self, value: str) -> str:
         """``canon_text`` of a string, remembered."""
-        return _text(value) if len(value) <= tuning.TUNING.memo_text else scorer.canon_text(value)
+        return _text(value, self.v21) if len(value) <= tuning.TUNING.memo_text else \
+            scorer.canon_text(value, self.v21)
 
     def key(self, leaf: scorer.Leaf, tag: str, value: Any) -> Any:
         if isinstance(value, dict | list):
@@ -61,10 +65,10 @@ class FastWalker(scorer.Walker):
         if found is self:
             short = value.__class__ is str and len(value) <= tuning.TUNING.memo_text
             if short and tag in ("text", "fuzzy"):
-                found = _text(value)
+                found = _text(value, self.v21)
             elif short and tag == "date" and (leaf.options.date_formats is None
                                               or leaf.options.date_formats.__class__ is tuple):
-                iso = _date(value, leaf.options.date_formats)
+                iso = _date(value, leaf.options.date_formats, self.v21)
                 found = iso if iso is not None else "~" + self.text_key(value)
             else:
                 found = super().key(leaf, tag, value)
@@ -80,21 +84,26 @@ class FastWalker(scorer.Walker):
             found = self.reads[memo] = super().read_leaf(leaf, value)
         return found
 
-    def read(self, node: Any, value: Any, depth: int = 0) -> scorer.Read:
+    def read(self, node: Any, value: Any, depth: int = 0, label: bool = False,
+             ) -> scorer.Read:
         """The definition's read; an unordered array of flat objects keeps its items raw
-        (:class:`~leafscore._fast.flat.FlatItems`), to be read by columns."""
+        (:class:`~leafscore._fast.flat.FlatItems`), to be read by columns, unless it is a
+        label's holding alternative readings (2.1), which only the definition reads."""
         if isinstance(node, scorer.ArrayNode) and isinstance(value, list) and \
-                usable(node, self, depth) == "flat":
+                usable(node, self, depth) == "flat" and not (
+                    label and self.readings and _holds_readings(value)):
             tag = None if scorer.is_empty(value) else "[]"
             return scorer.Read(value, tag, flat.FlatItems(self, node, value, depth))
-        return super().read(node, value, depth)
+        return super().read(node, value, depth, label)
 
     # -- arrays ----------------------------------------------------------------------
 
     def walk_array(self, node: scorer.ArrayNode, left: Any, right: Any, address: str,
                    field: str, out: list, depth: int) -> None:
         fields = None
-        if isinstance(left, flat.FlatItems) or isinstance(right, flat.FlatItems):
+        if (isinstance(left, flat.FlatItems) and (isinstance(right, flat.FlatItems) or
+                                                  not right)) or \
+                (isinstance(right, flat.FlatItems) and not left):
             fields = flat.flat_fields(node.items, self)
         if fields is None:
             super().walk_array(node, left, right, address, field, out, depth)
@@ -110,6 +119,8 @@ class FastWalker(scorer.Walker):
         """Version 2.0's pairs (``scorer.pair_2_0``, step for step), the assignment's
         weights found per group of alike result items (:meth:`grouped_edges`) and solved
         by scipy's compiled solvers on the very edges the definition gives them."""
+        if self.rule is scorer.pair_2_1:
+            return self.pair_2_1(item, left, right, field, depth)
         if self.rule is not scorer.pair_2_0:
             return super().pair(item, left, right, address, field, depth)
         order_left = sorted(range(len(left)), key=lambda k: left[k][2] or "")
@@ -137,27 +148,40 @@ class FastWalker(scorer.Walker):
                           solve.assign_csr_2_0(len(rest_left), len(rest_right), graph)]
         return pairs
 
-    def grouped_edges(self, item: Any, left: list, right: list, field: str, depth: int,
-                      ) -> list | None:
-        """The edges ``Walker.weights`` and ``pair_2_0`` give the solver, in CSR layout
-        with dummy slots (``solve.assign_csr_2_0``), None when there are none.
-
-        Result items with equal :meth:`group_key` (what a pair weight can see of them:
-        their keys under every tag a label uses at each path) weigh the same against
-        every label item, so each (label item, group) is walked once and its weight given
-        to every member. Candidates are (label item, group) pairs sharing a key under a
-        hashable comparator, or holding loose values within reach (:meth:`near`)."""
+    def pair_2_1(self, item: Any, left: list, right: list, field: str, depth: int,
+                 ) -> list[tuple[int, int]]:
+        """Version 2.1's pairs (``scorer.pair_2_1``): the same canonical order, criteria
+        and rule, with items alike in canonical order weighed once per group and the
+        choice made on group flows (:mod:`~leafscore._fast.lexi`)."""
         import numpy as np
 
+        groups_left, groups_right = canonical_groups(left), canonical_groups(right)
+        found = self.weighed(item, [left[g[0]] for g in groups_left],
+                             [right[g[0]] for g in groups_right], field, depth, True)
+        if not found:
+            return []
+        return solve_2_1(groups_left, groups_right, found, min(len(left), len(right)), np) \
+            or super().pair(item, left, right, "", field, depth)
+
+    def weighed(self, item: Any, left: list, right: list, field: str, depth: int,
+                presence: bool = False) -> dict[tuple[int, int], list[int]]:
+        """{(row, column): [correct, both sides, one side]} of every pair of ``left`` x
+        ``right`` worth a correct leaf, as ``Walker.weights`` counts them.
+
+        Result items with equal :meth:`group_key` (what a pair weight can see of them:
+        their keys under every tag a label uses at each path; with ``presence``, also
+        which other leaves they state) weigh the same against every label item, so each
+        (label item, group) is walked once and its counts given to every member.
+        Candidates are (label item, group) pairs sharing a key under a hashable
+        comparator, or holding loose values within reach (:meth:`near`)."""
         label_keys = [self.keys(item, read, "") for _, read, _ in left]
-        most = max(map(len, label_keys), default=0)
         tags: dict[str, set[str]] = {}
         for path, tag, _, _ in (k for keys in label_keys for k in keys):
             tags.setdefault(path, set()).add(tag)
         used = {path: tuple(sorted(found)) for path, found in tags.items()}
         groups: dict[Any, list[int]] = {}
         for c, (_, read, _) in enumerate(right):
-            key = self.group_key(item, read, "", used)
+            key = self.group_key(item, read, "", used, presence)
             if key is not None:  # an item no label leaf can see is worth 0 to every row
                 groups.setdefault(key, []).append(c)
         members = list(groups.values())
@@ -178,42 +202,51 @@ class FastWalker(scorer.Walker):
                     loose[path, tag][1].append((r, key))
         for (_, tag), (leaf, label_values, group_values) in loose.items():
             candidates |= self.near(leaf, tag, label_values, group_values)
-        ceiling = most * min(len(left), len(right)) + 1
-        rows, columns, weights = [], [], []
+        found = {}
         for r, g in sorted(candidates):
             counts = scorer.Tally()
             self.walk(item, left[r][1], right[members[g][0]][1], "", field, counts, depth + 1)
             if counts[0]:  # no pair worth 0 correct leaves is made
-                rows.append(np.full(len(members[g]), r, np.int64))
-                columns.append(np.asarray(members[g], np.int64))
-                weights.append(np.full(len(members[g]), counts[0] * ceiling + counts[1],
-                                       np.int64))
-        if not rows:
+                found.update(((r, c), counts) for c in members[g])
+        return found
+
+    def grouped_edges(self, item: Any, left: list, right: list, field: str, depth: int,
+                      ) -> list | None:
+        """The edges ``Walker.weights`` and ``pair_2_0`` give the solver, in CSR layout
+        with dummy slots (``solve.assign_csr_2_0``), None when there are none: the counts
+        of :meth:`weighed`, as ``correct * ceiling + both``."""
+        import numpy as np
+
+        found = self.weighed(item, left, right, field, depth)
+        if not found:
             return None
-        row, col, weight = (np.concatenate(part) for part in (rows, columns, weights))
-        order = np.lexsort((col, row))
-        row, col, weight = row[order], col[order], weight[order]
+        most = max(len(self.keys(item, read, "")) for _, read, _ in left)
+        ceiling = most * min(len(left), len(right)) + 1
+        keys = sorted(found)
+        row = np.array([r for r, _ in keys], np.int64)
         indptr = np.zeros(len(left) + 1, np.int64)
         np.cumsum(np.bincount(row, minlength=len(left)) + 1, out=indptr[1:])
-        slots = np.ones(len(weight) + len(left), bool)
+        slots = np.ones(len(keys) + len(left), bool)
         slots[indptr[1:] - 1] = False
         indices = np.zeros(len(slots), np.int32)
-        indices[slots] = col
-        data = np.zeros(len(slots), solve.weight_type(int(weight.max())))
-        data[slots] = weight
+        indices[slots] = [c for _, c in keys]
+        weights = [found[k][0] * ceiling + found[k][1] for k in keys]
+        data = np.zeros(len(slots), solve.weight_type(max(weights)))
+        data[slots] = weights
         return [indptr, indices, data]
 
     def group_key(self, node: Any, read: scorer.Read, path: str,
-                  used: dict[str, tuple[str, ...]]) -> Any:
-        """What a version-2.0 pair weight can see of a result read, as a hashable: its keys
-        under every tag a label uses at each path (``used``), in its structure (inner
-        unordered arrays as multisets). None when no label leaf can see it."""
+                  used: dict[str, tuple[str, ...]], presence: bool = False) -> Any:
+        """What a pair weight can see of a result read, as a hashable: its keys under every
+        tag a label uses at each path (``used``), in its structure (inner unordered arrays
+        as multisets); with ``presence`` (2.1, whose weights count one-sided leaves) a
+        leaf no label uses counts as stated. None when no label leaf can see it."""
         if node is scorer.IGNORED or read.tag is None:
             return None
         tags = used.get(path)
         if read.tag not in ("{}", "[]"):  # a leaf, or a value read as one exact-JSON leaf
             if not tags:
-                return None
+                return "stated" if presence else None
             leaf, own = (node, read.tag) if isinstance(node, scorer.Leaf) else \
                 (scorer._JSON_LEAF, "json")
             return tuple((t, read.key if t == own else self.key(leaf, t, read.raw))
@@ -221,13 +254,15 @@ class FastWalker(scorer.Walker):
         parts: list[Any] = [("json", scorer.canon_exact(read.raw))] \
             if tags and "json" in tags else []
         if read.tag == "[]":
-            inner = [self.group_key(node.items, v, f"{path}[]", used) for _, v, _ in read.key]
+            inner = [self.group_key(node.items, v, f"{path}[]", used, presence)
+                     for _, v, _ in read.key]
             parts.append(tuple(inner) if node.ordered else
                          frozenset(collections.Counter(k for k in inner if k is not None).items()))
         else:
             parts += [(name, key) for name, child in self.members(node, read.key)
                       if (key := self.group_key(child, read.key.get(name, scorer.EMPTY),
-                                                scorer.join(path, name), used)) is not None]
+                                                scorer.join(path, name), used, presence))
+                      is not None]
         return tuple(parts) if any(parts) else None
 
     def near(self, leaf: scorer.Leaf, tag: str, label_values: list, result_values: list,
@@ -243,6 +278,45 @@ class FastWalker(scorer.Walker):
                 groups.setdefault(key, []).append(c)
             return {(r, c) for r, key in label_values for c in groups.get(key, ())}
         return _tolerant_pairs(leaf, label_values, result_values)
+
+
+def canonical_groups(items: Sequence) -> list[list[int]]:
+    """Positions of kept items (``scorer.Item``) in 2.1's canonical order (signature, raw
+    JSON, position; ``scorer.pair_2_1``), cut into runs of alike items (equal signature
+    and raw JSON). Raw JSON is written only where a signature repeats: elsewhere the
+    signature alone decides."""
+    signatures = [item[2] or "" for item in items]
+    repeats = collections.Counter(signatures)
+    texts = [scorer.raw_text(item[1].raw) if repeats[sig] > 1 else ""
+             for item, sig in zip(items, signatures, strict=True)]
+    return lexi.runs(signatures, texts)
+
+
+def solve_2_1(groups_left: list[list[int]], groups_right: list[list[int]],
+              found: dict[tuple[int, int], Any], size: int, np: Any,
+              ) -> list[tuple[int, int]] | None:
+    """Item pairs of 2.1's choice over group counts ``found`` {(label group, result
+    group): (correct, both sides, one side)}, each criterion given a base above the
+    total of the next over ``size`` pairs (as ``scorer.pair_2_1``). None when the
+    weights would not fit 62 bits (the definition's integers then decide)."""
+    both_base = max(b for _, b, _ in found.values()) * size + 1
+    one_base = max(o for _, _, o in found.values()) * size + 1
+    keys = sorted(found)
+    weights = [(hits * both_base + both) * one_base - one
+               for hits, both, one in map(found.__getitem__, keys)]
+    if max(weights) >= 2**62:
+        return None
+    flows = lexi.assign([len(g) for g in groups_left], [len(g) for g in groups_right],
+                        np.array([r for r, _ in keys], np.int64),
+                        np.array([c for _, c in keys], np.int64), np.array(weights, np.int64))
+    return lexi.expand(groups_left, groups_right, flows)
+
+
+def _holds_readings(items: list) -> bool:
+    """Whether a flat array's raw items hold a value ``{"$anyOf": ...}`` (a dict at a
+    scalar field, which the column path cannot read as readings)."""
+    return any(v.__class__ is dict for item in items if isinstance(item, dict)
+               for v in item.values())
 
 
 def usable(node: Any, walker: scorer.Walker, depth: int) -> str | None:

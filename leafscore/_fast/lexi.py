@@ -1,0 +1,507 @@
+"""Version 2.1's assignment (spec 2.1 §1), fast: the pairs the definition's
+``scorer.lexicographic_assignment`` gives, found in three steps that each keep exactness.
+
+Items arrive in **groups**: runs of consecutive items in canonical order that are alike
+(equal signature and raw JSON), so they weigh alike against every item of the other side.
+A group is a run, so "the earliest item in canonical order" is the first free item of the
+earliest group, and the lexicographic rule at item level is the same rule on group flows:
+label groups in order, each sending as many of its items as a best assignment allows to
+its earliest result group, then to the next, and so on (an item's choice never moves
+earlier once a later one is taken: whatever a later item could take, an earlier could).
+
+1. **A best assignment** of group flows: scipy's compiled solver on the items (groups
+   expanded), or, when expanding would make too many edges (large groups of identical
+   items), successive shortest paths on the groups themselves, in Python integers.
+2. **Optimal duals** ``u`` (label groups) and ``v`` (result groups), exact integers, by
+   shortest paths over the difference constraints the flow must satisfy (a vectorized
+   Bellman-Ford). They certify the flow: a dual solution that is feasible and
+   complementary-slack proves it optimal, whatever solver found it; where none exists
+   (a float solver went wrong), step 1 is redone in integers.
+3. **Ties settled where they exist.** Every best assignment uses only edges tight under
+   the duals and fills every group of positive dual, so the choice happens inside each
+   connected component of the tight graph. In each, groups in order take their earliest
+   tight partners greedily; if that fills every group of positive dual it is the
+   lexicographic choice (each step took the earliest partner not already taken, and the
+   end is a best assignment). Otherwise each (label group, result group) tight edge in
+   order is raised as far as a best assignment allows, by a maximum flow over the tight
+   edges that still may change (scipy's ``maximum_flow``), and then kept.
+"""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from leafscore._fast import solve, tuning
+
+Flows = dict[tuple[int, int], int]
+
+
+def assign(row_sizes: Sequence[int], col_sizes: Sequence[int], rows: np.ndarray,
+           cols: np.ndarray, weights: np.ndarray) -> Flows:
+    """The lexicographically smallest best assignment between label groups (``row_sizes``
+    items each, in canonical order) and result groups (``col_sizes``), as {(label group,
+    result group): items paired}, over edges ``rows[k], cols[k]`` of positive integer
+    weight ``weights[k]`` (int64, each below 2**62; pairs sorted by row then column, each
+    at most once). Weights are one item pair's worth; no pair off the edges is made.
+
+    Steps 1 and 2 run on a subset of the edges first (each group's edges worth at least
+    half its best, :func:`_start`); edges the duals found there do not cover join the
+    subset and the steps run again, until the duals cover every edge, which certifies
+    the flow for the whole graph."""
+    if not len(weights):
+        return {}
+    p = np.asarray(row_sizes, np.int64)
+    q = np.asarray(col_sizes, np.int64)
+    keep = _start(len(p), len(q), rows, cols, weights)
+    while True:
+        sub = np.flatnonzero(keep)
+        flow_sub, u, v = _certified(p, q, rows[sub], cols[sub], weights[sub])
+        uncovered = u[rows] + v[cols] < weights
+        if not uncovered.any():
+            break
+        keep |= uncovered
+    flow = np.zeros(len(weights), np.int64)
+    flow[sub] = flow_sub
+    return _settle(p, q, rows, cols, weights, flow, u, v)
+
+
+def _start(n_rows: int, n_cols: int, rows: np.ndarray, cols: np.ndarray,
+           weights: np.ndarray) -> np.ndarray:
+    """The edges worth at least half the best edge of their label group or of their
+    result group (``tuning.TUNING.lexi_subset`` False: every edge)."""
+    if not tuning.TUNING.lexi_subset:
+        return np.ones(len(weights), bool)
+    starts = np.concatenate(([0], np.flatnonzero(rows[1:] != rows[:-1]) + 1))  # sorted
+    best_row = np.repeat(np.maximum.reduceat(weights, starts),
+                         np.diff(np.append(starts, len(rows))))
+    best_col = np.zeros(n_cols, np.int64)
+    np.maximum.at(best_col, cols, weights)
+    return (2 * weights >= best_row) | (2 * weights >= best_col[cols])
+
+
+def _certified(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+               weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A best flow over these edges and duals that certify it (steps 1 and 2)."""
+    flow = _best_flow(p, q, rows, cols, weights)
+    duals = _duals(p, q, rows, cols, weights, flow)
+    if duals is None:  # a float solver's answer that no dual solution certifies
+        flow = _shortest_paths(p, q, rows, cols, weights)
+        duals = _duals(p, q, rows, cols, weights, flow)
+        if duals is None:
+            raise ArithmeticError("no optimal dual solution for an exact best assignment")
+    return flow, *duals
+
+
+def expand(left_groups: Sequence[Sequence[int]], right_groups: Sequence[Sequence[int]],
+           flows: Flows) -> list[tuple[int, int]]:
+    """Item pairs of group flows: each label group's items in order take, group by group
+    in order, the next free items of their result groups (the item-level rule, see the
+    module text). ``*_groups`` hold each group's item positions in canonical order.
+    Returns (label position, result position) pairs sorted by label position."""
+    taken = [0] * len(right_groups)
+    out = []
+    by_row: dict[int, list[int]] = {}
+    for g, h in sorted(flows):
+        by_row.setdefault(g, []).append(h)
+    for g, hs in sorted(by_row.items()):
+        items = iter(left_groups[g])
+        for h in hs:
+            many = flows[g, h]
+            start = taken[h]
+            taken[h] += many
+            out += zip(itertools.islice(items, many), right_groups[h][start:start + many],
+                       strict=True)
+    return sorted(out)
+
+
+def runs(signatures: Sequence[str], texts: Sequence[str]) -> list[list[int]]:
+    """Positions sorted by (signature, text, position), cut where (signature, text)
+    changes."""
+    order = sorted(range(len(signatures)), key=lambda k: (signatures[k], texts[k], k))
+    out: list[list[int]] = []
+    last = None
+    for k in order:
+        key = (signatures[k], texts[k])
+        if key == last:
+            out[-1].append(k)
+        else:
+            out.append([k])
+            last = key
+    return out
+
+
+
+# -- 1. a best assignment ------------------------------------------------------------
+
+def _best_flow(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+               weights: np.ndarray) -> np.ndarray:
+    """Items paired along each edge in some best assignment."""
+    units = int((p[rows] * q[cols]).sum())
+    if units > tuning.TUNING.lexi_units_max:
+        return _shortest_paths(p, q, rows, cols, weights)
+    if bool((p == 1).all()) and bool((q == 1).all()):  # no group to expand
+        return _unit_flow(len(p), len(q), rows, cols, weights, weights)
+    row_start = np.concatenate(([0], np.cumsum(p)))
+    col_start = np.concatenate(([0], np.cumsum(q)))
+    many = p[rows] * q[cols]  # item edges per group edge
+    edge = np.repeat(np.arange(len(weights)), many)
+    within = np.arange(units) - np.repeat(np.cumsum(many) - many, many)
+    unit_rows = row_start[rows[edge]] + within // q[cols[edge]]
+    unit_cols = col_start[cols[edge]] + within % q[cols[edge]]
+    order = np.lexsort((unit_cols, unit_rows))
+    unit_rows, unit_cols, edge = unit_rows[order], unit_cols[order], edge[order]
+    unit = _unit_flow(int(row_start[-1]), int(col_start[-1]), unit_rows, unit_cols,
+                      weights[edge], weights)
+    flow = np.zeros(len(weights), np.int64)
+    np.add.at(flow, edge, unit)
+    return flow
+
+
+def _unit_flow(n_rows: int, n_cols: int, rows: np.ndarray, cols: np.ndarray,
+               weights: np.ndarray, most: np.ndarray) -> np.ndarray:
+    """0/1 per edge: a best matching of single items by scipy's solvers
+    (``solve.assign_csr_2_0``), edges sorted by row then column."""
+    indptr = np.zeros(n_rows + 1, np.int64)
+    np.cumsum(np.bincount(rows, minlength=n_rows) + 1, out=indptr[1:])
+    slots = np.ones(len(rows) + n_rows, bool)
+    slots[indptr[1:] - 1] = False
+    indices = np.zeros(len(slots), np.int32)
+    indices[slots] = cols
+    data = np.zeros(len(slots), solve.weight_type(int(most.max())))
+    data[slots] = weights
+    chosen = solve.assign_csr_2_0(n_rows, n_cols, [indptr, indices, data])
+    flow = np.zeros(len(rows), np.int64)
+    if chosen:
+        r, c = np.array(chosen, np.int64).T
+        flow[np.searchsorted(rows * (n_cols + 1) + cols, r * (n_cols + 1) + c)] = 1
+    return flow
+
+
+def _shortest_paths(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+                    weights: np.ndarray) -> np.ndarray:
+    """A best assignment of group flows in Python integers: successive shortest paths
+    (Dijkstra on reduced costs) from label groups to result groups, cost ``-weight``,
+    each path pushing what its narrowest step allows, until no path gains."""
+    n_rows, n_cols = len(p), len(q)
+    source, sink = n_rows + n_cols, n_rows + n_cols + 1
+    w = [int(x) for x in weights]
+    r_list, c_list = rows.tolist(), cols.tolist()
+    out_of: list[list[int]] = [[] for _ in range(n_rows)]  # edges by row
+    into: list[list[int]] = [[] for _ in range(n_cols)]
+    for k, (g, h) in enumerate(zip(r_list, c_list, strict=True)):
+        out_of[g].append(k)
+        into[h].append(k)
+    flow = [0] * len(w)
+    sent = [0] * n_rows
+    got = [0] * n_cols
+    caps_r, caps_c = [int(x) for x in p], [int(x) for x in q]
+    # potentials making every reduced cost non-negative (costs -w only on row -> column)
+    pot = [0] * (n_rows + n_cols + 2)
+    for h in range(n_cols):
+        pot[n_rows + h] = -max((w[k] for k in into[h]), default=0)
+    pot[sink] = min(pot[n_rows:n_rows + n_cols], default=0)
+    while True:
+        dist: dict[int, int] = {source: 0}
+        via: dict[int, tuple[int, int]] = {}  # node -> (previous node, edge or -1)
+        heap = [(0, source)]
+        done: set[int] = set()
+        while heap:
+            d, node = heapq.heappop(heap)
+            if node in done:
+                continue
+            done.add(node)
+            # (next node, cost, edge or -1); a shortest path never comes back through the
+            # source or the sink, so their reverse arcs are left out
+            steps: list[tuple[int, int, int]] = []
+            if node == source:
+                steps = [(g, 0, -1) for g in range(n_rows) if sent[g] < caps_r[g]]
+            elif node == sink:
+                break
+            elif node < n_rows:
+                steps = [(n_rows + c_list[k], -w[k], k) for k in out_of[node]]
+            elif node < n_rows + n_cols:
+                h = node - n_rows
+                steps = [(r_list[k], w[k], k) for k in into[h] if flow[k] > 0]
+                if got[h] < caps_c[h]:
+                    steps.append((sink, 0, -1))
+            for nxt, cost, k in steps:
+                nd = d + cost + pot[node] - pot[nxt]
+                if nd < dist.get(nxt, nd + 1):
+                    dist[nxt] = nd
+                    via[nxt] = (node, k)
+                    heapq.heappush(heap, (nd, nxt))
+        if sink not in dist or dist[sink] + pot[sink] - pot[source] >= 0:
+            return np.array(flow, np.int64)
+        reach = dist[sink]  # nodes not settled by then move as far as the sink did
+        for node in range(len(pot)):
+            pot[node] += min(dist.get(node, reach), reach)
+        path, node = [], sink
+        while node != source:
+            before, k = via[node]
+            path.append((before, node, k))
+            node = before
+        room = []
+        for a, b, k in path:
+            if a == source:
+                room.append(caps_r[b] - sent[b])
+            elif b == sink:
+                room.append(caps_c[a - n_rows] - got[a - n_rows])
+            elif a < n_rows:
+                room.append(min(caps_r[a], caps_c[b - n_rows]))
+            else:
+                room.append(flow[k])
+        push = min(room)
+        for a, b, k in path:
+            if a == source:
+                sent[b] += push
+            elif b == sink:
+                got[a - n_rows] += push
+            elif a < n_rows:
+                flow[k] += push
+            else:
+                flow[k] -= push
+
+
+# -- 2. optimal duals ------------------------------------------------------------------
+
+def _duals(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+           weights: np.ndarray, flow: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+    """Duals ``u >= 0`` per label group and ``v >= 0`` per result group with ``u + v >=
+    weight`` on every edge, equality where ``flow`` pairs items, ``u = 0`` where a label
+    group keeps items unpaired and ``v = 0`` likewise: the certificate that ``flow`` is a
+    best assignment (LP duality). None when there is none (``flow`` is not best).
+
+    With ``x = u`` for label groups, ``x = -v`` for result groups and a node 0 fixed at
+    0, each condition is ``x[b] <= x[a] + length`` for an arc a -> b; the shortest
+    distances from node 0 satisfy them all exactly when no cycle is negative."""
+    n_rows, n_cols = len(p), len(q)
+    sent = np.bincount(rows, flow, minlength=n_rows).astype(np.int64)
+    got = np.bincount(cols, flow, minlength=n_cols).astype(np.int64)
+    row_node, col_node = rows + 1, cols + 1 + n_rows
+    used = flow > 0
+    free_rows = np.flatnonzero(sent < p) + 1
+    free_cols = np.flatnonzero(got < q) + 1 + n_rows
+    every_row = np.arange(1, n_rows + 1)
+    every_col = np.arange(1 + n_rows, 1 + n_rows + n_cols)
+    zeros = np.zeros
+    src = np.concatenate((row_node, col_node[used], every_row, zeros(n_cols, np.int64),
+                          zeros(len(free_rows), np.int64), free_cols))
+    dst = np.concatenate((col_node, row_node[used], zeros(n_rows, np.int64), every_col,
+                          free_rows, zeros(len(free_cols), np.int64)))
+    length = np.concatenate((-weights, weights[used], zeros(n_rows + n_cols + len(free_rows)
+                                                             + len(free_cols), np.int64)))
+    order = np.argsort(src, kind="stable")
+    src, dst, length = src[order], dst[order], length[order]
+    nodes = n_rows + n_cols + 1
+    start = np.searchsorted(src, np.arange(nodes + 1))
+    dist = np.full(nodes, np.iinfo(np.int64).max // 4, np.int64)
+    dist[0] = 0
+    active = np.array([0])
+    for _ in range(nodes + 1):
+        counts = start[active + 1] - start[active]
+        at = np.repeat(start[active] - np.cumsum(counts) + counts, counts) + np.arange(
+            int(counts.sum()))
+        candidate = dist[src[at]] + length[at]
+        better = candidate < dist[dst[at]]
+        if not better.any():
+            break
+        np.minimum.at(dist, dst[at][better], candidate[better])
+        active = np.unique(dst[at][better])
+    else:
+        return None  # a negative cycle: no dual solution
+    u, v = dist[1:n_rows + 1], -dist[n_rows + 1:]
+    if (u < 0).any() or (v < 0).any() or (u[rows] + v[cols] < weights).any() or \
+            (u[rows[used]] + v[cols[used]] != weights[used]).any() or \
+            (u[sent < p] != 0).any() or (v[got < q] != 0).any():
+        return None
+    return u, v
+
+
+# -- 3. ties settled where they exist --------------------------------------------------
+
+def _settle(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+            weights: np.ndarray, flow: np.ndarray, u: np.ndarray, v: np.ndarray) -> Flows:
+    """The lexicographic choice among best assignments (module text, step 3), over the
+    edges some best assignment uses (:func:`_allowed`), component by component."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n_rows, n_cols = len(p), len(q)
+    allowed = np.flatnonzero(_allowed(p, q, rows, cols, weights, flow, u, v))
+    a_rows, a_cols = rows[allowed], cols[allowed]
+    graph = coo_matrix((np.ones(len(allowed)), (a_rows, a_cols + n_rows)),
+                       shape=(n_rows + n_cols, n_rows + n_cols))
+    _, label = connected_components(graph, directed=False)
+    greedy = _greedy(p, q, a_rows.tolist(), a_cols.tolist())
+    sent = np.zeros(n_rows, np.int64)
+    got = np.zeros(n_cols, np.int64)
+    for (g, h), many in greedy.items():
+        sent[g] += many
+        got[h] += many
+    short = set(label[np.flatnonzero((u > 0) & (sent < p))].tolist()) | set(
+        label[n_rows + np.flatnonzero((v > 0) & (got < q))].tolist())
+    if not tuning.TUNING.lexi_greedy:
+        short = set(label[a_rows].tolist())
+    out = {gh: many for gh, many in greedy.items() if label[gh[0]] not in short}
+    by_component = np.argsort(label[a_rows], kind="stable")
+    bounds = np.searchsorted(label[a_rows][by_component], sorted(short))
+    for component, start in zip(sorted(short), bounds.tolist(), strict=True):
+        inside = by_component[start:start + int((label[a_rows] == component).sum())]
+        g_rows, g_cols = a_rows[inside], a_cols[inside]
+        if bool((p[g_rows] == 1).all()) and bool((q[g_cols] == 1).all()):
+            out.update(_definition_in(g_rows, g_cols, flow[allowed][inside], u, v))
+        else:
+            out.update(_raise_in_order(p, q, g_rows, g_cols, flow[allowed][inside], u, v))
+    return out
+
+
+def _definition_in(rows: np.ndarray, cols: np.ndarray, flow: np.ndarray, u: np.ndarray,
+                   v: np.ndarray) -> Flows:
+    """One component of single items, settled by the definition's own rule
+    (``scorer.lexicographic_choice``) from this best matching and these duals, over the
+    component's edges that some best assignment uses (they are its tight edges here)."""
+    import scorer
+
+    row_ids, col_ids = sorted(set(rows.tolist())), sorted(set(cols.tolist()))
+    at_r = {g: k for k, g in enumerate(row_ids)}
+    at_c = {h: k for k, h in enumerate(col_ids)}
+    tight: list[list[int]] = [[] for _ in row_ids]
+    mate_row, mate_col = [-1] * len(row_ids), [-1] * len(col_ids)
+    for g, h, paired in zip(rows.tolist(), cols.tolist(), flow.tolist(), strict=True):
+        tight[at_r[g]].append(at_c[h])
+        if paired:
+            mate_row[at_r[g]], mate_col[at_c[h]] = at_c[h], at_r[g]
+    chosen = scorer.lexicographic_choice(tight, u[row_ids].tolist(), v[col_ids].tolist(),
+                                         mate_row, mate_col)
+    return {(row_ids[a], col_ids[b]): 1 for a, b in chosen}
+
+
+def _allowed(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+             weights: np.ndarray, flow: np.ndarray, u: np.ndarray, v: np.ndarray,
+             ) -> np.ndarray:
+    """Which edges some best assignment uses: those carrying ``flow``, and the tight
+    ones lying on a cycle of the residual network (a label group may send more along a
+    tight edge, less along one it uses, more if it has items unpaired, fewer if its dual
+    is 0; result groups likewise; one node Z stands for outside). An edge is used by some
+    best assignment exactly when it carries flow or closes such a cycle: the strongly
+    connected components of that network decide it (scipy, in C)."""
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
+    n_rows, n_cols = len(p), len(q)
+    outside = n_rows + n_cols
+    tight = u[rows] + v[cols] == weights
+    sent = np.bincount(rows, flow, minlength=n_rows)
+    got = np.bincount(cols, flow, minlength=n_cols)
+    carried = flow > 0
+    spare_rows = np.flatnonzero(sent < p)
+    lighter_rows = np.flatnonzero((sent > 0) & (u == 0))
+    spare_cols = np.flatnonzero(got < q) + n_rows
+    lighter_cols = np.flatnonzero((got > 0) & (v == 0)) + n_rows
+
+    def at(k: int) -> np.ndarray:
+        return np.full(k, outside)
+
+    src = np.concatenate((rows[tight], cols[carried] + n_rows, at(len(spare_rows)),
+                          lighter_rows, spare_cols, at(len(lighter_cols))))
+    dst = np.concatenate((cols[tight] + n_rows, rows[carried], spare_rows,
+                          at(len(lighter_rows)), at(len(spare_cols)), lighter_cols))
+    network = coo_matrix((np.ones(len(src)), (src, dst)), shape=(outside + 1, outside + 1))
+    _, strong = connected_components(network, directed=True, connection="strong")
+    return tight & (carried | (strong[rows] == strong[cols + n_rows]))
+
+
+def _greedy(p: np.ndarray, q: np.ndarray, t_rows: list[int], t_cols: list[int]) -> Flows:
+    """Label groups in order, each filling its earliest tight result groups first."""
+    left, room = p.tolist(), q.tolist()
+    out: Flows = {}
+    for g, h in zip(t_rows, t_cols, strict=True):
+        many = min(left[g], room[h])
+        if many:
+            out[g, h] = many
+            left[g] -= many
+            room[h] -= many
+    return out
+
+
+def _raise_in_order(p: np.ndarray, q: np.ndarray, t_rows: np.ndarray, t_cols: np.ndarray,
+                    flow: np.ndarray, u: np.ndarray, v: np.ndarray) -> Flows:
+    """One tight component's lexicographic flows, from a best flow over its edges: each
+    edge in order raised by the most a maximum flow around the rest allows, then kept.
+
+    The network: source -> label group (items, at least all of them when its dual is
+    positive), label -> result group over tight edges, result group -> sink (likewise),
+    sink -> source. Raising edge (g, h) is a circulation through it: the most flow from h
+    back to g in the residual network of what is not yet kept."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import maximum_flow
+
+    groups_r = sorted(set(t_rows.tolist()))
+    groups_c = sorted(set(t_cols.tolist()))
+    at_r = {g: 2 + k for k, g in enumerate(groups_r)}
+    at_c = {h: 2 + len(groups_r) + k for k, h in enumerate(groups_c)}
+    edges = list(zip(t_rows.tolist(), t_cols.tolist(), strict=True))
+    current = dict(zip(edges, flow.tolist(), strict=True))
+    plenty = int(p[groups_r].sum() + q[groups_c].sum()) + 1
+    kept_edges: set[tuple[int, int]] = set()
+    kept_rows: set[int] = set()
+    nodes = 2 + len(groups_r) + len(groups_c)
+    for g in groups_r:
+        for h in sorted(h for gg, h in edges if gg == g):
+            arcs: dict[tuple[int, int], int] = {}
+
+            def arc(a: int, b: int, cap: int, arcs: dict = arcs) -> None:
+                if cap > 0:
+                    arcs[a, b] = arcs.get((a, b), 0) + cap
+
+            sent = {r: 0 for r in groups_r}
+            got = {c: 0 for c in groups_c}
+            for (r, c), many in current.items():
+                sent[r] += many
+                got[c] += many
+            for r in groups_r:
+                if r not in kept_rows:
+                    arc(0, at_r[r], int(p[r]) - sent[r])
+                    arc(at_r[r], 0, sent[r] if u[r] == 0 else 0)
+            for c in groups_c:
+                arc(at_c[c], 1, int(q[c]) - got[c])
+                arc(1, at_c[c], got[c] if v[c] == 0 else 0)
+            arc(1, 0, plenty)
+            arc(0, 1, sum(sent.values()))
+            for (r, c), many in current.items():
+                if (r, c) in kept_edges or (r, c) == (g, h) or r in kept_rows:
+                    continue
+                arc(at_r[r], at_c[c], plenty)
+                arc(at_c[c], at_r[r], many)
+            keys = list(arcs)
+            matrix = csr_matrix((np.array([arcs[k] for k in keys], np.int32),
+                                 ([a for a, _ in keys], [b for _, b in keys])),
+                                shape=(nodes, nodes))
+            found = maximum_flow(matrix, at_c[h], at_r[g])
+            if found.flow_value:
+                moved = found.flow.tocoo()
+                for a, b, amount in zip(moved.row.tolist(), moved.col.tolist(),
+                                        moved.data.tolist(), strict=True):
+                    if amount > 0 and 2 <= a < 2 + len(groups_r) and b >= 2 + len(groups_r):
+                        r, c = groups_r[a - 2], groups_c[b - 2 - len(groups_r)]
+                        current[r, c] += int(amount)
+                    elif amount > 0 and a >= 2 + len(groups_r) and 2 <= b < 2 + len(groups_r):
+                        r, c = groups_r[b - 2], groups_c[a - 2 - len(groups_r)]
+                        current[r, c] -= int(amount)
+                current[g, h] += int(found.flow_value)
+            kept_edges.add((g, h))
+        kept_rows.add(g)
+    return {gh: many for gh, many in current.items() if many}
+
+
+def certificate(p: Sequence[int], q: Sequence[int], rows: Any, cols: Any, weights: Any,
+                flow: Any) -> bool:
+    """Whether ``flow`` (items per edge) is a best assignment (tests)."""
+    return _duals(np.asarray(p, np.int64), np.asarray(q, np.int64), np.asarray(rows),
+                  np.asarray(cols), np.asarray(weights, np.int64),
+                  np.asarray(flow, np.int64)) is not None
