@@ -1,7 +1,8 @@
 """The fast engine's speed choices, in one record, and a switch to force them.
 
-None of them can move a verdict: each picks between two ways of computing the same
-thing, and the tests run both ways (``with tuned(...)``) against the definition. The
+None of them but ``fuzzy_budget`` (a safety budget, see :class:`Tuning`) can move a
+verdict: each picks between two ways of computing the same thing, and the tests run
+both ways (``with tuned(...)``) against the definition. The
 definition itself (``scorer.py``) has none; version 2.0's frozen solver choice by size
 (``scorer.DENSE_CELLS_2_0``) is part of the metric, not listed here.
 """
@@ -24,7 +25,14 @@ class Tuning:
     whose canonical text and date are remembered across documents (0: none);
     ``v1_walk``: version 1.0's greedy replay, ``"auto"`` (by cost), ``"dense"`` or
     ``"sparse"``; ``compiled_text_max``: bytes of schema text whose compiled nodes are
-    kept for the process."""
+    kept for the process.
+
+    One field is not a choice between equal ways but a safety budget: ``fuzzy_budget``,
+    the most similarities computed per fuzzy field of one array (distinct label texts x
+    distinct result texts). Beyond it only equal texts become fuzzy candidates, so the
+    pairing may be approximate and the document says so (``DocScore.exact`` False,
+    docs/LIMITS.md). The definition never approximates: a test comparing the engines
+    must stay within it."""
 
     flat: bool = True
     flat_fields_max: int = 62
@@ -33,6 +41,7 @@ class Tuning:
     memo_text: int = 200
     v1_walk: str = "auto"
     compiled_text_max: int = 16 * 2**20
+    fuzzy_budget: int = 50_000_000
 
 
 TUNING = Tuning()

@@ -20,10 +20,6 @@ from leafscore._fast import flat, solve, tuning
 # The canonical text and date of short strings are remembered across documents (a label
 # is read once per system; most result values equal label values): pure functions of the
 # string, so remembering changes no value; the bounds keep the memory under ~40 MB.
-#: Similarities computed per fuzzy field of one array before only equal texts become
-#: fuzzy candidates (docs/LIMITS.md); the document then says it is not exact.
-FUZZY_BUDGET = 50_000_000
-
 
 @functools.lru_cache(maxsize=1 << 16)
 def _text(value: str) -> str:
@@ -200,14 +196,15 @@ def _fuzzy_pairs(threshold: float, label_values: list, result_values: list,
     """(row, column) of every label and result text at least ``threshold`` similar, by
     ``rapidfuzz.process.cdist`` over the distinct texts (the same Indel similarity as
     ``scorer.fuzzy_similarity``, in C), in slices of bounded memory. None when the
-    distinct texts would need more than :data:`FUZZY_BUDGET` similarities."""
+    distinct texts would need more than ``tuning.TUNING.fuzzy_budget`` similarities (a
+    safety budget: the caller then takes equal texts only and says it is not exact)."""
     import numpy as np
     from rapidfuzz import process
     from rapidfuzz.distance import Indel
 
     label_texts = sorted({text for _, text in label_values})
     result_texts = sorted({text for _, text in result_values})
-    if len(label_texts) * len(result_texts) > FUZZY_BUDGET:
+    if len(label_texts) * len(result_texts) > tuning.TUNING.fuzzy_budget:
         return None
     slice_rows = max(1, 1_000_000 // max(1, len(result_texts)))
     close: dict[str, list[str]] = {}
