@@ -210,7 +210,7 @@ def _score_scalars(n: int, version: str) -> Callable[[], str]:
 
 
 def _score_deep_schema(version: str) -> Callable[[], str]:
-    import scorer  # noqa: F401  (its limits)
+    import scorer
     from leafscore import _fast
 
     schema: dict = {"type": "string"}

@@ -68,8 +68,10 @@ def error_kinds(verdicts: Iterable[Any]) -> dict[str, dict[str, int]]:
 
 def error_kinds_of(score: Any) -> dict[str, dict[str, int]]:
     """:func:`error_kinds` of a version-2.0 ``DocScore``'s verdicts, counted from its
-    :meth:`~scorer.DocScore.verdict_tally`, so its Verdict objects are never built."""
-    return tally_error_kinds(score.verdict_tally())
+    :meth:`~scorer.DocScore.verdict_tally`; the fast engine's verdicts, not made yet,
+    count themselves (``tally()``), so its Verdict objects are never built."""
+    tally = getattr(score.verdicts, "tally", None)
+    return tally_error_kinds(tally() if tally is not None else score.verdict_tally())
 
 
 def tally_error_kinds(tally: Mapping[tuple[str, str], int]) -> dict[str, dict[str, int]]:

@@ -1,4 +1,5 @@
-"""Shared fixtures: where ``../shared`` is, and whether its absence skips or fails."""
+"""Shared fixtures: where ``../shared`` is, and whether its absence skips or fails; and
+``engine``, which runs a test of scores once on each engine."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
+from engines import ENGINES, Engine
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -24,3 +26,10 @@ def shared() -> Path:
             pytest.fail(f"{path} is missing and LEAFSCORE_REQUIRE_SHARED=1")
         pytest.skip(f"{path} is absent")
     return path
+
+
+@pytest.fixture(scope="module", params=ENGINES, ids=[e.name for e in ENGINES])
+def engine(request) -> Engine:
+    """Each engine in turn (``reference``, then ``fast``): a test of scores taking it runs
+    on both, and every assertion it makes holds for both."""
+    return request.param

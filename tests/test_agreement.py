@@ -494,13 +494,13 @@ def test_both_folder_modes_see_the_same_systems_and_system_scores(bench, version
         assert bits(ours["systems"][system]["score"]) == bits(mean), system
 
 
-def test_a_number_is_read_from_its_written_form_by_every_entry_point(runs):
+def test_a_number_is_read_from_its_written_form_by_every_entry_point(engine, runs):
     schema = json.loads(N_SCHEMA)
-    exact = scorer.score({"n": Decimal("1.00000050000000000001")}, schema, {"n": 1.000001})
+    exact = engine.score({"n": Decimal("1.00000050000000000001")}, schema, {"n": 1.000001})
     assert exact.counts["correct"] == 1
     for name in ("number in its written form", "number in its written form, enveloped"):
         case = Case("hostile", "sysA", slug(name), "2.0")
-        doc = scorer.score_file(*paths(runs.root("hostile"), case), version="2.0")
+        doc = engine.score_file(*paths(runs.root("hostile"), case), version="2.0")
         assert (doc.value, doc.counts) == (exact.value, exact.counts)
         assert runs.jsonl("hostile", "2.0")[("sysA", case.doc)] == (exact.value, "scored")
 

@@ -13,6 +13,7 @@ import stat
 
 import pytest
 from cli_helpers import REPO, invoke, make_benchmark, private_cache, write_json
+from engines import ENGINES, REFERENCE
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -212,19 +213,23 @@ GUESS = {"a": "x", "b": "z", "items": [{"n": 1}, {"n": 3}, {"n": 4}]}
 FILE = "results/s/d1.json"
 
 
-def sample_cells():
-    """(record, cell) of each kind a cache holds: 2.0 with its verdicts, 2.0 folded, 1.0,
-    a parse failure, and 1.0's missing result (no score)."""
-    v1, v2 = scorer.VERSIONS["1.0"], scorer.VERSIONS["2.0"]
-    scored = cells.Cell("scored", scorer.score(GUESS, SCHEMA, TRUTH), (f"{FILE}: a note",))
-    failed = cells.Cell("parse_failure", scorer.score_parse_failure(SCHEMA, TRUTH),
+def sample_cells(engine=REFERENCE):
+    """(record, cell) of each kind a cache holds, scored by ``engine``: 2.0 with its
+    verdicts, 2.0 folded, 1.0, a parse failure, and 1.0's missing result (no score)."""
+    v1, v2 = engine.versions["1.0"], engine.versions["2.0"]
+    scored = cells.Cell("scored", engine.score(GUESS, SCHEMA, TRUTH), (f"{FILE}: a note",))
+    failed = cells.Cell("parse_failure", engine.score_parse_failure(SCHEMA, TRUTH),
                         (f"{FILE}: not valid JSON (parse failure)",))
     return [(v2, scored), (v2, cells.folded(scored, verdicts=False)), (v2, failed),
-            (v1, cells.Cell("scored", scorer.score(GUESS, SCHEMA, TRUTH, version="1.0"))),
+            (v1, cells.Cell("scored", engine.score(GUESS, SCHEMA, TRUTH, version="1.0"))),
             (v1, cells.Cell("missing", None))]
 
 
-@pytest.mark.parametrize("record, cell", sample_cells())
+EVERY_CELL = [pytest.param(record, cell, id=f"{engine.name}-{k}")
+              for engine in ENGINES for k, (record, cell) in enumerate(sample_cells(engine))]
+
+
+@pytest.mark.parametrize("record, cell", EVERY_CELL)
 def test_a_stored_cell_passes_the_checker_and_decodes_to_itself(record, cell):
     stored = json.loads(json.dumps(cells.encode(cell, FILE)))
     assert stored["warnings"] == [w.removeprefix(FILE) for w in cell.warnings]
@@ -270,7 +275,7 @@ JSON_VALUES = st.recursive(
 @settings(max_examples=300, deadline=None)
 @given(st.data())
 def test_the_checker_never_raises_and_what_it_accepts_decodes(data):
-    record, cell = data.draw(st.sampled_from(sample_cells()))
+    record, cell = data.draw(st.sampled_from([p.values for p in EVERY_CELL]))
     stored = json.loads(json.dumps(cells.encode(cell, FILE)))
     for _ in range(data.draw(st.integers(1, 2))):
         place = data.draw(st.sampled_from(list(paths_of(stored))))

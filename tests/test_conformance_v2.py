@@ -29,21 +29,21 @@ def test_the_reference_file_holds_1500_cases_with_unique_ids(shared):
     assert len(set(ids)) == 1500
 
 
-def test_every_case_scores_the_reference_accuracy_within_1e_12(shared):
+def test_every_case_scores_the_reference_accuracy_within_1e_12(engine, shared):
     wrong = []
     for case in _cases(shared):
-        doc = scorer.score(case["result"], case["schema"], case["label"], version="2.0")
+        doc = engine.score(case["result"], case["schema"], case["label"], version="2.0")
         if not math.isclose(doc.value, case["expected"]["accuracy"], rel_tol=0, abs_tol=1e-12):
             wrong.append((case["id"], doc.value, case["expected"]["accuracy"]))
     assert wrong == []
 
 
-def test_every_case_with_stated_counts_has_exactly_those_verdict_counts(shared):
+def test_every_case_with_stated_counts_has_exactly_those_verdict_counts(engine, shared):
     wrong = []
     for case in _cases(shared):
         if case["expected"]["counts"] is None:
             continue
-        doc = scorer.score(case["result"], case["schema"], case["label"], version="2.0")
+        doc = engine.score(case["result"], case["schema"], case["label"], version="2.0")
         if _scored_counts(doc) != case["expected"]["counts"]:
             wrong.append((case["id"], _scored_counts(doc), case["expected"]["counts"]))
     assert wrong == []

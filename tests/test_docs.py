@@ -176,10 +176,10 @@ def test_gitignore_ignores_the_summary_report_writes_into_the_sample():
 # ------------------------------------------------------------------------------------
 
 
-def kind(field: dict, label, result, **kwargs) -> str:
+def kind(engine, field: dict, label, result, **kwargs) -> str:
     """The verdict kind of one field ``f`` with schema ``field``."""
     schema = {"type": "object", "properties": {"f": field}}
-    doc = scorer.score({"f": result}, schema, {"f": label}, **kwargs)
+    doc = engine.score({"f": result}, schema, {"f": label}, **kwargs)
     return next(v.kind for v in doc.verdicts if v.field == "f")
 
 
@@ -195,118 +195,118 @@ def test_scoring_md_lists_the_default_date_formats_of_the_scorer_in_order():
 @pytest.mark.parametrize("written", ["2024-03-07", "03/07/2024", "07.03.2024",
                                      "March 7, 2024", "Mar 7, 2024", "7 March 2024",
                                      "2024/03/07"])
-def test_each_default_date_format_reads_its_date(written):
-    assert kind(DATE, "2024-03-07", written) == "correct"
+def test_each_default_date_format_reads_its_date(engine, written):
+    assert kind(engine, DATE, "2024-03-07", written) == "correct"
 
 
-def test_the_first_default_format_that_reads_a_date_wins_so_07_03_2024_is_3_july():
-    assert kind(DATE, "2024-07-03", "07/03/2024") == "correct"
-    assert kind(DATE, "2024-03-07", "07/03/2024") == "wrong_value"
+def test_the_first_default_format_that_reads_a_date_wins_so_07_03_2024_is_3_july(engine):
+    assert kind(engine, DATE, "2024-07-03", "07/03/2024") == "correct"
+    assert kind(engine, DATE, "2024-03-07", "07/03/2024") == "wrong_value"
 
 
-def test_the_benchmarks_date_formats_replace_the_defaults_and_iso_still_comes_first():
+def test_the_benchmarks_date_formats_replace_the_defaults_and_iso_still_comes_first(engine):
     european = {"date_formats": ["%d/%m/%Y"]}
-    assert kind(DATE, "2024-03-07", "07/03/2024", options=european) == "correct"
-    assert kind(DATE, "2024-03-07", "March 7, 2024", options=european) == "wrong_value"
-    assert kind(DATE, "2024-03-07", "2024-03-07T00:00:00", options=european) == "correct"
+    assert kind(engine, DATE, "2024-03-07", "07/03/2024", options=european) == "correct"
+    assert kind(engine, DATE, "2024-03-07", "March 7, 2024", options=european) == "wrong_value"
+    assert kind(engine, DATE, "2024-03-07", "2024-03-07T00:00:00", options=european) == "correct"
 
 
-def test_the_fields_date_formats_win_over_the_benchmarks():
+def test_the_fields_date_formats_win_over_the_benchmarks(engine):
     field = {**DATE, "x-leafscore": {"date_formats": ["%m/%d/%Y"]}}
-    assert kind(field, "2024-03-07", "03/07/2024",
+    assert kind(engine, field, "2024-03-07", "03/07/2024",
                 options={"date_formats": ["%d/%m/%Y"]}) == "correct"
 
 
-def test_dates_are_read_case_insensitively_with_unpadded_numbers():
+def test_dates_are_read_case_insensitively_with_unpadded_numbers(engine):
     for written in ("MARCH 7, 2024", "mar 7, 2024", "3/7/2024", "7.3.2024"):
-        assert kind(DATE, "2024-03-07", written) == "correct", written
+        assert kind(engine, DATE, "2024-03-07", written) == "correct", written
 
 
-def test_a_midnight_timestamp_equals_its_date_and_another_time_does_not():
-    assert kind(DATE, "2024-03-31", "2024-03-31T00:00:00Z") == "correct"
-    assert kind(DATE, "2024-03-31", "2024-03-31 00:00") == "correct"
-    assert kind(DATE, "2024-03-31", "2024-03-31T10:00:00") == "wrong_value"
+def test_a_midnight_timestamp_equals_its_date_and_another_time_does_not(engine):
+    assert kind(engine, DATE, "2024-03-31", "2024-03-31T00:00:00Z") == "correct"
+    assert kind(engine, DATE, "2024-03-31", "2024-03-31 00:00") == "correct"
+    assert kind(engine, DATE, "2024-03-31", "2024-03-31T10:00:00") == "wrong_value"
 
 
-def test_an_iso_offset_is_ignored_and_the_time_taken_as_written():
+def test_an_iso_offset_is_ignored_and_the_time_taken_as_written(engine):
     stamp = {"type": "string", "format": "date-time"}
-    assert kind(stamp, "2024-03-31T10:00:00", "2024-03-31T10:00:00+02:00") == "correct"
+    assert kind(engine, stamp, "2024-03-31T10:00:00", "2024-03-31T10:00:00+02:00") == "correct"
 
 
-def test_an_unreadable_date_is_compared_as_text_and_never_equals_a_readable_one():
-    assert kind(DATE, "soon", "SOON!") == "correct"
-    assert kind(DATE, "2024-03-07", "7th of March") == "wrong_value"
+def test_an_unreadable_date_is_compared_as_text_and_never_equals_a_readable_one(engine):
+    assert kind(engine, DATE, "soon", "SOON!") == "correct"
+    assert kind(engine, DATE, "2024-03-07", "7th of March") == "wrong_value"
 
 
-def test_version_1_0_compares_a_date_field_as_text():
+def test_version_1_0_compares_a_date_field_as_text(engine):
     schema = {"type": "object", "properties": {"f": DATE}}
-    assert scorer.score({"f": "03/07/2024"}, schema, {"f": "2024-03-07"},
+    assert engine.score({"f": "03/07/2024"}, schema, {"f": "2024-03-07"},
                         version="1.0").value == 0.0
 
 
-def test_compare_overrides_the_type_and_is_inherited_by_leaves_below():
-    assert kind({"type": "number", "x-leafscore": {"compare": "exact"}}, 1240, "1240") \
+def test_compare_overrides_the_type_and_is_inherited_by_leaves_below(engine):
+    assert kind(engine, {"type": "number", "x-leafscore": {"compare": "exact"}}, 1240, "1240") \
         == "wrong_value"
-    assert kind({"type": "string", "x-leafscore": {"compare": "date"}},
+    assert kind(engine, {"type": "string", "x-leafscore": {"compare": "date"}},
                 "2024-03-07", "03/07/2024") == "correct"
     parent = {"type": "object", "x-leafscore": {"compare": "exact"},
               "properties": {"f": {"type": "string"}}}
-    doc = scorer.score({"x": {"f": "ACME"}}, {"type": "object", "properties": {"x": parent}},
+    doc = engine.score({"x": {"f": "ACME"}}, {"type": "object", "properties": {"x": parent}},
                        {"x": {"f": "Acme"}})
     assert doc.value == 0.0
 
 
-def test_format_date_or_date_time_makes_a_single_string_type_a_date():
+def test_format_date_or_date_time_makes_a_single_string_type_a_date(engine):
     for field in (DATE, {"type": "string", "format": "date-time"},
                   {"type": ["string", "null"], "format": "date"}):
-        assert kind(field, "2024-03-07", "03/07/2024") == "correct", field
-    assert kind({"type": "string"}, "2024-03-07", "03/07/2024") == "wrong_value"
+        assert kind(engine, field, "2024-03-07", "03/07/2024") == "correct", field
+    assert kind(engine, {"type": "string"}, "2024-03-07", "03/07/2024") == "wrong_value"
 
 
-def test_format_is_ignored_without_a_single_string_type():
+def test_format_is_ignored_without_a_single_string_type(engine):
     for field in ({"format": "date"}, {"type": ["string", "number"], "format": "date"}):
-        assert kind(field, "2024-03-07", "03/07/2024") == "wrong_value", field
+        assert kind(engine, field, "2024-03-07", "03/07/2024") == "wrong_value", field
 
 
-def test_number_and_integer_types_compare_as_numbers():
-    assert kind({"type": "number"}, 1240, "$1,240.00") == "correct"
-    assert kind({"type": "integer"}, 1240, "1,240") == "correct"
+def test_number_and_integer_types_compare_as_numbers(engine):
+    assert kind(engine, {"type": "number"}, 1240, "$1,240.00") == "correct"
+    assert kind(engine, {"type": "integer"}, 1240, "1,240") == "correct"
 
 
-def test_a_boolean_type_reads_true_false_in_any_case_and_never_1():
-    assert kind({"type": "boolean"}, True, "TRUE") == "correct"
-    assert kind({"type": "boolean"}, True, 1) == "type_error"
+def test_a_boolean_type_reads_true_false_in_any_case_and_never_1(engine):
+    assert kind(engine, {"type": "boolean"}, True, "TRUE") == "correct"
+    assert kind(engine, {"type": "boolean"}, True, 1) == "type_error"
 
 
-def test_an_untyped_enum_is_text_when_all_strings_else_exact_and_a_type_wins_over_it():
-    assert kind({"enum": ["Paid", "Due"]}, "Paid", "PAID") == "correct"
-    assert kind({"const": "Paid"}, "Paid", "paid") == "correct"
-    assert kind({"enum": ["Paid", 1]}, 1, "1") == "wrong_value"
-    assert kind({"enum": ["Paid", 1]}, 1, 1.0) == "correct"
-    assert kind({"type": "string", "enum": ["Paid", 1]}, "Paid", "PAID") == "correct"
+def test_an_untyped_enum_is_text_when_all_strings_else_exact_and_a_type_wins_over_it(engine):
+    assert kind(engine, {"enum": ["Paid", "Due"]}, "Paid", "PAID") == "correct"
+    assert kind(engine, {"const": "Paid"}, "Paid", "paid") == "correct"
+    assert kind(engine, {"enum": ["Paid", 1]}, 1, "1") == "wrong_value"
+    assert kind(engine, {"enum": ["Paid", 1]}, 1, 1.0) == "correct"
+    assert kind(engine, {"type": "string", "enum": ["Paid", 1]}, "Paid", "PAID") == "correct"
 
 
-def test_without_a_single_type_the_labels_json_kind_decides():
+def test_without_a_single_type_the_labels_json_kind_decides(engine):
     for field in ({}, {"type": ["string", "number"]},
                   {"anyOf": [{"type": "string"}, {"type": "number"}]}):
-        assert kind(field, 1240, "1,240.00") == "correct", field
-        assert kind(field, "Acme Inc", "ACME, INC.") == "correct", field
-        assert kind(field, True, "true") == "correct", field
-        assert kind(field, "2024-03-07", "03/07/2024") == "wrong_value", field
+        assert kind(engine, field, 1240, "1,240.00") == "correct", field
+        assert kind(engine, field, "Acme Inc", "ACME, INC.") == "correct", field
+        assert kind(engine, field, True, "true") == "correct", field
+        assert kind(engine, field, "2024-03-07", "03/07/2024") == "wrong_value", field
 
 
-def test_an_anyof_with_a_date_branch_reads_strings_as_dates():
+def test_an_anyof_with_a_date_branch_reads_strings_as_dates(engine):
     field = {"anyOf": [{"type": "string", "format": "date"}, {"type": "number"}]}
-    assert kind(field, "2024-03-07", "03/07/2024") == "correct"
+    assert kind(engine, field, "2024-03-07", "03/07/2024") == "correct"
 
 
-def test_an_unknown_type_is_a_scoring_error_naming_its_pointer():
+def test_an_unknown_type_is_a_scoring_error_naming_its_pointer(engine):
     with pytest.raises(scorer.ScoringError, match="#/properties/f/type"):
-        kind({"type": "weird"}, "x", "x")
+        kind(engine, {"type": "weird"}, "x", "x")
 
 
-def test_a_label_unreadable_as_its_type_is_compared_as_text():
-    assert kind({"type": "number"}, "n/a", "N/A") == "correct"
+def test_a_label_unreadable_as_its_type_is_compared_as_text(engine):
+    assert kind(engine, {"type": "number"}, "n/a", "N/A") == "correct"
 
 
 # ------------------------------------------------------------------------------------

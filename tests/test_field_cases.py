@@ -38,9 +38,9 @@ def scored_counts(doc: scorer.DocScore) -> dict[str, int]:
 
 
 @pytest.mark.parametrize("case", _cases())
-def test_a_field_case_scores_its_stated_accuracy_and_verdicts_under_2_0(case, shared):
+def test_a_field_case_scores_its_stated_accuracy_and_verdicts_under_2_0(engine, case, shared):
     expected = case["expected"]["2.0"]
-    doc = scorer.score(case["result"], case["schema"], case["label"], version="2.0")
+    doc = engine.score(case["result"], case["schema"], case["label"], version="2.0")
     assert math.isclose(doc.value, expected["accuracy"], rel_tol=0.0, abs_tol=1e-12)
     if "verdicts" in expected:  # a case may state only its accuracy
         assert scored_counts(doc) == expected["verdicts"]
@@ -50,6 +50,6 @@ def test_a_field_case_scores_its_stated_accuracy_and_verdicts_under_2_0(case, sh
 
 
 @pytest.mark.parametrize("case", _v1_cases())
-def test_a_field_case_scores_its_stated_final_under_1_0(case, shared):
-    doc = scorer.score(case["result"], case["schema"], case["label"], version="1.0")
+def test_a_field_case_scores_its_stated_final_under_1_0(engine, case, shared):
+    doc = engine.score(case["result"], case["schema"], case["label"], version="1.0")
     assert math.isclose(doc.value, case["expected"]["1.0"]["final"], rel_tol=0.0, abs_tol=1e-12)

@@ -43,19 +43,20 @@ def test_every_frozen_file_belongs_to_a_golden_case(version):
 
 @pytest.mark.parametrize("version", scorer.SCORING_VERSIONS)
 @pytest.mark.parametrize("name", NAMES)
-def test_the_scorer_reproduces_the_frozen_output(name, version):
+def test_the_scorer_reproduces_the_frozen_output(engine, name, version):
     path = freeze.golden_path(version, name)
     assert path.is_file(), (
         f"{path} is missing: freeze a new case or version once with "
         "`python tests/golden/freeze.py` (it writes missing files only)"
     )
     frozen = path.read_text(encoding="utf-8")
-    current = freeze.render(freeze.frozen_output(freeze.load_case(name), version))
+    current = freeze.render(freeze.frozen_output(freeze.load_case(name), version,
+                                                 engine.score))
     if current != frozen:
         diff = "".join(
             list(difflib.unified_diff(
                 frozen.splitlines(keepends=True), current.splitlines(keepends=True),
-                fromfile=f"frozen {version}/{name}.json", tofile="current scorer",
+                fromfile=f"frozen {version}/{name}.json", tofile=f"{engine.name} engine",
             ))[:60]
         )
         pytest.fail(

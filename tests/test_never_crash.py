@@ -2,8 +2,8 @@
 
 For generated schemas (objects, arrays, nested arrays, open maps, ``$ref``/``$defs``,
 ``anyOf``/``oneOf``, type lists, enums, formats, ``x-leafscore`` options), labels that
-fit them and results that are anything at all, ``scorer.score`` returns a value in
-[0, 1] with consistent verdict counts. The only exception it may raise is
+fit them and results that are anything at all, ``score`` returns a value in [0, 1]
+with consistent verdict counts, on both engines. The only exception it may raise is
 ``ScoringError``, and only because of the schema or label, never because of the result.
 """
 
@@ -32,13 +32,13 @@ HYPOTHESIS = settings(
 LIGHT = settings(HYPOTHESIS, max_examples=100)
 
 
-def score(result, schema, label, version):
-    return scorer.score(result, schema, label, version=version, file="case.json")
+def scored(engine, result, schema, label, version):
+    return engine.score(result, schema, label, version=version, file="case.json")
 
 
-def raises_scoring_error(result, schema, label, version) -> bool:
+def raises_scoring_error(engine, result, schema, label, version) -> bool:
     try:
-        score(result, schema, label, version)
+        scored(engine, result, schema, label, version)
     except scorer.ScoringError:
         return True
     return False
@@ -74,8 +74,9 @@ def check_counts(doc, result) -> None:
 
 @HYPOTHESIS
 @given(case=cases())
-def test_version_2_0_scores_any_result_in_the_unit_interval_with_consistent_counts(case: Case):
-    doc = score(case.result, case.schema, case.label, "2.0")
+def test_version_2_0_scores_any_result_in_the_unit_interval_with_consistent_counts(
+        engine, case: Case):
+    doc = scored(engine, case.result, case.schema, case.label, "2.0")
     check_value(doc.value)
     check_counts(doc, case.result)
     if isinstance(case.result, dict):
@@ -84,12 +85,12 @@ def test_version_2_0_scores_any_result_in_the_unit_interval_with_consistent_coun
 
 @HYPOTHESIS
 @given(case=cases())
-def test_version_1_0_scores_any_result_or_refuses_the_schema_alone(case: Case):
+def test_version_1_0_scores_any_result_or_refuses_the_schema_alone(engine, case: Case):
     try:
-        doc = score(case.result, case.schema, case.label, "1.0")
+        doc = scored(engine, case.result, case.schema, case.label, "1.0")
     except scorer.ScoringError as error:
         assert error.reason
-        assert raises_scoring_error({}, case.schema, case.label, "1.0")  # not the result
+        assert raises_scoring_error(engine, {}, case.schema, case.label, "1.0")  # not the result
         return
     check_value(doc.value)
 
@@ -99,17 +100,17 @@ def test_version_1_0_scores_any_result_or_refuses_the_schema_alone(case: Case):
 
 @LIGHT
 @given(case=cases())
-def test_version_2_0_scores_a_label_against_itself_as_perfect(case: Case):
-    doc = score(case.label, case.schema, case.label, "2.0")
+def test_version_2_0_scores_a_label_against_itself_as_perfect(engine, case: Case):
+    doc = scored(engine, case.label, case.schema, case.label, "2.0")
     assert doc.value == 1.0
     assert {k for k, n in doc.counts.items() if n} <= {"correct", "correct_absence"}
 
 
 @LIGHT
 @given(case=cases())
-def test_version_1_0_scores_a_label_against_itself_as_perfect(case: Case):
+def test_version_1_0_scores_a_label_against_itself_as_perfect(engine, case: Case):
     try:
-        doc = score(case.label, case.schema, case.label, "1.0")
+        doc = scored(engine, case.label, case.schema, case.label, "1.0")
     except scorer.ScoringError:
         return
     assert doc.value == 1.0
@@ -117,24 +118,24 @@ def test_version_1_0_scores_a_label_against_itself_as_perfect(case: Case):
 
 @LIGHT
 @given(case=cases(), seed=st.integers(0, 2**32 - 1))
-def test_version_2_0_shuffling_unordered_result_arrays_changes_no_count(case: Case, seed):
-    once = score(case.result, case.schema, case.label, "2.0").counts
+def test_version_2_0_shuffling_unordered_result_arrays_changes_no_count(engine, case: Case, seed):
+    once = scored(engine, case.result, case.schema, case.label, "2.0").counts
     shuffled = shuffle_arrays(case.tree, case.result, random.Random(seed))
-    assert score(shuffled, case.schema, case.label, "2.0").counts == once
+    assert scored(engine, shuffled, case.schema, case.label, "2.0").counts == once
 
 
 @LIGHT
 @given(case=cases(), seed=st.integers(0, 2**32 - 1))
-def test_version_2_0_shuffling_unordered_label_arrays_changes_no_count(case: Case, seed):
-    once = score(case.result, case.schema, case.label, "2.0").counts
+def test_version_2_0_shuffling_unordered_label_arrays_changes_no_count(engine, case: Case, seed):
+    once = scored(engine, case.result, case.schema, case.label, "2.0").counts
     shuffled = shuffle_arrays(case.tree, case.label, random.Random(seed))
-    assert score(case.result, case.schema, shuffled, "2.0").counts == once
+    assert scored(engine, case.result, case.schema, shuffled, "2.0").counts == once
 
 
 @LIGHT
 @given(case=cases())
-def test_a_parse_failure_scores_zero_with_only_parse_failure_verdicts(case: Case):
-    doc = scorer.score_parse_failure(case.schema, case.label, version="2.0", file="case.json")
+def test_a_parse_failure_scores_zero_with_only_parse_failure_verdicts(engine, case: Case):
+    doc = engine.score_parse_failure(case.schema, case.label, version="2.0", file="case.json")
     assert doc.value == 0.0
     assert {k for k, n in doc.counts.items() if n} <= {"parse_failure", "correct_absence"}
 
@@ -145,9 +146,9 @@ def test_a_parse_failure_scores_zero_with_only_parse_failure_verdicts(case: Case
 @LIGHT
 @given(schema=hostile_schemas(), label=json_values(), result=json_values())
 @pytest.mark.parametrize("version", ["1.0", "2.0"])
-def test_a_broken_schema_raises_only_scoring_error(version, schema, label, result):
+def test_a_broken_schema_raises_only_scoring_error(engine, version, schema, label, result):
     try:
-        doc = score(result, schema, label, version)
+        doc = scored(engine, result, schema, label, version)
     except scorer.ScoringError as error:
         assert error.reason
         return
@@ -175,23 +176,23 @@ def nested_list(depth: int):
     ids=["string", "array", "nullable"],
 )
 def test_a_result_nested_as_deep_as_the_reader_accepts_scores_without_recursion_error(
-    version, field_schema
+    engine, version, field_schema
 ):
     schema = {"type": "object", "properties": {"a": field_schema}}
     result = {"a": nested_list(scorer.MAX_DEPTH - 1)}
-    check_value(score(result, schema, {"a": ["x"]}, version).value)
+    check_value(scored(engine, result, schema, {"a": ["x"]}, version).value)
 
 
 @pytest.mark.parametrize("version", ["1.0", "2.0"])
 def test_a_schema_nested_as_deep_as_the_reader_accepts_scores_without_recursion_error(
-        version):
+        engine, version):
     levels = (scorer.MAX_DEPTH - 2) // 2  # each object level is two JSON levels
     schema: dict = {"type": "string"}
     label: object = "x"
     for _ in range(levels):
         schema = {"type": "object", "properties": {"a": schema}}
         label = {"a": label}
-    check_value(score(label, schema, label, version).value)
+    check_value(scored(engine, label, schema, label, version).value)
 
 
 # --- scorer bugs found by the tests above: minimal inputs (issue 5) -----------------------------
@@ -221,17 +222,18 @@ BROKEN_SCHEMAS = {
 }
 
 
-def test_a_label_list_of_lists_at_an_open_map_is_empty_so_the_result_key_is_hallucinated():
+def test_a_label_list_of_lists_at_an_open_map_is_empty_so_the_result_key_is_hallucinated(engine):
     schema = {"type": "object", "properties": {"a": {"type": "object"}}}
-    doc = scorer.score({"a": {"x": 1}}, schema, {"a": [[]]}, version="2.0", file="s.json")
+    doc = engine.score({"a": {"x": 1}}, schema, {"a": [[]]}, version="2.0", file="s.json")
     assert doc.value == 0.0
     assert {kind: n for kind, n in doc.counts.items() if n} == {"hallucinated": 1}
 
 
 @pytest.mark.parametrize("version, schema", BROKEN_SCHEMAS.values(), ids=BROKEN_SCHEMAS.keys())
-def test_a_malformed_schema_hypothesis_found_scores_or_raises_scoring_error(version, schema):
+def test_a_malformed_schema_hypothesis_found_scores_or_raises_scoring_error(
+        engine, version, schema):
     try:
-        doc = scorer.score({"a": "1"}, schema, {"a": "2"}, version=version, file="s.json")
+        doc = engine.score({"a": "1"}, schema, {"a": "2"}, version=version, file="s.json")
     except scorer.ScoringError:
         return
     check_value(doc.value)

@@ -15,8 +15,6 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-import scorer
-
 REPO = Path(__file__).resolve().parent.parent
 IDS = sorted(path.stem for path in (REPO / "labels").glob("*.json"))
 SYSTEMS = sorted(path.name for path in (REPO / "results").iterdir() if path.is_dir())
@@ -170,18 +168,18 @@ def ok_results(system: str):
 
 
 @pytest.mark.parametrize("version", ["1.0", "2.0"])
-def test_every_sample_document_is_scorable_by_both_versions(version):
+def test_every_sample_document_is_scorable_by_both_versions(engine, version):
     for system in SYSTEMS:
         for doc_id, data in ok_results(system):
-            value = scorer.score(data, schema_of(doc_id), label_of(doc_id), version=version).value
+            value = engine.score(data, schema_of(doc_id), label_of(doc_id), version=version).value
             assert 0.0 <= value <= 1.0
 
 
 @pytest.mark.parametrize("version", ["1.0", "2.0"])
-def test_the_strong_system_outscores_the_weak_one_on_every_document(version):
+def test_the_strong_system_outscores_the_weak_one_on_every_document(engine, version):
     weak = dict(ok_results(WEAK))
     for doc_id, data in ok_results(STRONG):
         if doc_id in weak:
             schema, label = schema_of(doc_id), label_of(doc_id)
-            strong = scorer.score(data, schema, label, version=version).value
-            assert strong > scorer.score(weak[doc_id], schema, label, version=version).value, doc_id
+            strong = engine.score(data, schema, label, version=version).value
+            assert strong > engine.score(weak[doc_id], schema, label, version=version).value, doc_id

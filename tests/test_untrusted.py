@@ -23,7 +23,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import scorer
-from leafscore import files, hygiene, names
+from leafscore import _fast, files, hygiene, names
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -65,15 +65,16 @@ def _run_limited(code: str) -> dict:
 # Item 4: version 1.0's greedy pairing does work linear in the items, not keys squared
 # -------------------------------------------------------------------------------------
 
+# Wall-clock limits are the fast engine's (the definition states the rules plainly).
 _V1_HOSTILE = """
-    import scorer
+    from leafscore import _fast
     schema = {{"type": "object", "properties": {{"rows": {{"type": "array",
               "items": {{"type": "object"}}}}}}}}
     items = {items}
     document = {{"rows": items}}
     out["bytes"] = len(json.dumps(document))
     start = time.perf_counter()
-    out["value"] = scorer.score(document, schema, document, version="1.0").value
+    out["value"] = _fast.score(document, schema, document, version="1.0").value
     out["seconds"] = time.perf_counter() - start
 """
 
@@ -101,11 +102,11 @@ def test_a_1_0_result_of_unique_keys_against_a_docubench_label_scores_in_under_5
     label = json.loads((shared / "docubench/labels/1ZVqiyJZ.json").read_text("utf-8"))
     schema = json.loads((shared / "docubench/schemas/1ZVqiyJZ.json").read_text("utf-8"))
     out = _run_limited(f"""
-        import scorer
+        from leafscore import _fast
         label, schema = {label!r}, {schema!r}
         result = dict(label, coverages=[{{f"k{{i}}": 1}} for i in range(80_000)])
         start = time.perf_counter()
-        out["value"] = scorer.score(result, schema, label, version="1.0").value
+        out["value"] = _fast.score(result, schema, label, version="1.0").value
         out["seconds"] = time.perf_counter() - start
     """)
     assert out["value"] == 5.892509905666272e-05
@@ -114,30 +115,32 @@ def test_a_1_0_result_of_unique_keys_against_a_docubench_label_scores_in_under_5
 
 
 @pytest.mark.parametrize("walk", ["sparse", "dense"])
-def test_both_1_0_pairing_walks_are_bit_identical_on_every_conformance_case(
-        shared, monkeypatch, walk):
-    if walk == "sparse":
-        monkeypatch.setattr(scorer, "_V1_DENSE_MAX_KEYS", -1)
-    else:
-        monkeypatch.setattr(scorer, "_V1_DENSE_MAX_KEYS", 10**9)
-        monkeypatch.setattr(scorer, "_V1_SPARSE_COST", 10**18)
+def test_both_fast_1_0_pairing_walks_are_bit_identical_on_every_conformance_case(shared, walk):
     lines = (shared / "conformance/scoring-1.0/cases.jsonl").read_text("utf-8").splitlines()
     cases = [json.loads(line) for line in lines if line]
-    differing = [case["id"] for case in cases
-                 if scorer.score(case["result"], case["schema"], case["label"],
-                                 version="1.0").to_dict() != case["expected"]]
+    with _fast.tuned(v1_walk=walk):
+        differing = [case["id"] for case in cases
+                     if _fast.score(case["result"], case["schema"], case["label"],
+                                    version="1.0").to_dict() != case["expected"]]
     assert len(cases) == 2938
     assert differing == []
 
 
-def test_empty_1_0_items_pair_with_each_other_at_similarity_one_in_the_sparse_walk(
-        monkeypatch):
-    monkeypatch.setattr(scorer, "_V1_DENSE_MAX_KEYS", -1)
-    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {}}}}
-    label = {"rows": [{}, {"a": 1}, None]}
-    result = {"rows": [{"a": 1}, {}, {}, {"a": 2}]}
+EMPTY_ITEMS = ({"type": "object", "properties": {"rows": {"type": "array", "items": {}}}},
+               {"rows": [{}, {"a": 1}, None]}, {"rows": [{"a": 1}, {}, {}, {"a": 2}]})
+
+
+def test_empty_1_0_items_pair_with_each_other_at_similarity_one(engine):
+    schema, label, result = EMPTY_ITEMS
     # pairs: {"a": 1} with {"a": 1} (1.0), two empty pairs (1.0 each) -> 3 / 4
-    assert scorer.score(result, schema, label, version="1.0").arrays["rows"][0] == 0.75
+    assert engine.score(result, schema, label, version="1.0").arrays["rows"][0] == 0.75
+
+
+@pytest.mark.parametrize("walk", ["sparse", "dense"])
+def test_empty_1_0_items_pair_with_each_other_at_similarity_one_in_either_fast_walk(walk):
+    schema, label, result = EMPTY_ITEMS
+    with _fast.tuned(v1_walk=walk):
+        assert _fast.score(result, schema, label, version="1.0").arrays["rows"][0] == 0.75
 
 
 # -------------------------------------------------------------------------------------
@@ -145,11 +148,11 @@ def test_empty_1_0_items_pair_with_each_other_at_similarity_one_in_the_sparse_wa
 # -------------------------------------------------------------------------------------
 
 _V2_HOSTILE = """
-    import scorer
+    from leafscore import _fast
     schema, label, result = {schema!r}, {label!r}, {result}
     out["bytes"] = len(json.dumps(result, ensure_ascii=False).encode())
     start = time.perf_counter()
-    doc = scorer.score(result, schema, label, version="2.0")
+    doc = _fast.score(result, schema, label, version="2.0")
     out["seconds"] = time.perf_counter() - start
     out["value"], out["exact"] = doc.value, doc.exact
     out["counts"] = {{k: n for k, n in doc.counts.items() if n}}
@@ -240,28 +243,44 @@ def test_a_result_text_of_500000_mixed_combining_marks_reads_in_under_5_seconds(
 
 def test_a_text_with_a_run_of_30_marks_or_fewer_is_plain_nfkc():
     text = "a" + "\u0316\u0301" * 15
-    assert scorer._stream_safe(text) == text
+    assert scorer.text_fold(text) == unicodedata.normalize("NFKC", text).casefold()
     assert scorer.canon_text("Cafe\u0301") == scorer.canon_text("Café")
 
 
-def test_a_run_of_more_than_30_marks_is_broken_by_a_cgj_on_both_sides_alike():
+def test_a_run_of_more_than_30_marks_is_broken_by_a_cgj_on_both_sides_alike(engine):
     long = {"name": "a" + "\u0316\u0301" * 40}
     schema = {"type": "object", "properties": {"name": {"type": "string"}}}
-    assert scorer.score(long, schema, long, version="2.0").counts["correct"] == 1
-    assert scorer._stream_safe(long["name"]).count("\u034f") == 2
+    assert engine.score(long, schema, long, version="2.0").counts["correct"] == 1
+    assert scorer.text_fold(long["name"]).count("\u034f") == 2
 
 
-def test_a_fuzzy_field_over_its_similarity_budget_says_the_pairing_is_not_exact(monkeypatch):
-    monkeypatch.setattr(scorer, "_FUZZY_BUDGET", 3)
-    schema = _rows_schema({"type": "string", "x-leafscore": {"compare": "fuzzy"}})
-    label = {"rows": [{"other": "alpha"}, {"other": "beta"}]}
-    result = {"rows": [{"other": "alphas"}, {"other": "beta"}]}
-    doc = scorer.score(result, schema, label, version="2.0")
+# Two distinct label texts x two distinct result texts: 4 similarities.
+_FUZZY_ROWS = (_rows_schema({"type": "string", "x-leafscore": {"compare": "fuzzy"}}),
+               {"rows": [{"other": "alpha"}, {"other": "beta"}]},
+               {"rows": [{"other": "alphas"}, {"other": "beta"}]})
+
+
+def test_a_fuzzy_field_over_its_similarity_budget_says_the_pairing_is_not_exact():
+    schema, label, result = _FUZZY_ROWS
+    with _fast.tuned(fuzzy_budget=3):
+        doc = _fast.score(result, schema, label, version="2.0")
     assert doc.exact is False
     assert doc.to_dict()["exact"] is False
     assert doc.counts["correct"] == 1  # only equal texts were candidates
-    monkeypatch.setattr(scorer, "_FUZZY_BUDGET", 4)
-    assert scorer.score(result, schema, label, version="2.0").counts["correct"] == 2
+
+
+def test_a_fuzzy_field_within_its_similarity_budget_is_paired_exactly():
+    schema, label, result = _FUZZY_ROWS
+    with _fast.tuned(fuzzy_budget=4):
+        doc = _fast.score(result, schema, label, version="2.0")
+    assert (doc.exact, doc.counts["correct"]) == (True, 2)
+
+
+def test_the_definition_has_no_similarity_budget_and_is_always_exact():
+    schema, label, result = _FUZZY_ROWS
+    with _fast.tuned(fuzzy_budget=0):  # the fast engine's budget only
+        doc = scorer.score(result, schema, label, version="2.0")
+    assert (doc.exact, doc.counts["correct"]) == (True, 2)
 
 
 # -------------------------------------------------------------------------------------

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-import scorer
 from scorer import ScoringError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -36,31 +35,31 @@ def _mismatches(got, expected, where="") -> list[str]:
         f"{where}: {got!r} != {expected!r}"]
 
 
-def test_every_generated_case_matches_the_reference_within_1e_12(shared):
+def test_every_generated_case_matches_the_reference_within_1e_12(engine, shared):
     cases = _read_jsonl(shared / "conformance" / "scoring-1.0" / "cases.jsonl")
     failures = []
     for case in cases:
-        got = scorer.score(case["result"], case["schema"], case["label"], version="1.0")
+        got = engine.score(case["result"], case["schema"], case["label"], version="1.0")
         for problem in _mismatches(got.to_dict(), case["expected"]):
             failures.append(f"{case['id']}{problem}")
     assert len(cases) == 2938
     assert failures == []
 
 
-def test_every_generated_case_is_bit_identical_to_the_reference(shared):
+def test_every_generated_case_is_bit_identical_to_the_reference(engine, shared):
     cases = _read_jsonl(shared / "conformance" / "scoring-1.0" / "cases.jsonl")
     differing = [case["id"] for case in cases
-                 if scorer.score(case["result"], case["schema"], case["label"],
+                 if engine.score(case["result"], case["schema"], case["label"],
                                  version="1.0").to_dict() != case["expected"]]
     assert differing == []
 
 
-def test_every_case_where_the_reference_raises_raises_scoring_error(shared):
+def test_every_case_where_the_reference_raises_raises_scoring_error(engine, shared):
     cases = _read_jsonl(shared / "conformance" / "scoring-1.0" / "reference-errors.jsonl")
     silent = []
     for case in cases:
         try:
-            scorer.score(case["result"], case["schema"], case["label"], version="1.0")
+            engine.score(case["result"], case["schema"], case["label"], version="1.0")
         except ScoringError as exc:
             assert "2.0" in str(exc)
         else:
@@ -69,12 +68,12 @@ def test_every_case_where_the_reference_raises_raises_scoring_error(shared):
     assert silent == []
 
 
-def test_an_array_under_any_of_is_an_error_naming_its_schema_pointer():
+def test_an_array_under_any_of_is_an_error_naming_its_schema_pointer(engine):
     schema = {"type": "object", "properties": {
         "rows": {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "null"}]},
         "x": {"type": "string"}}}
     with pytest.raises(ScoringError) as caught:
-        scorer.score({"x": "a"}, schema, {"x": "a"}, version="1.0", file="s.json")
+        engine.score({"x": "a"}, schema, {"x": "a"}, version="1.0", file="s.json")
     assert caught.value.pointer == "/properties/rows/anyOf/0"
     assert str(caught.value).startswith("s.json#/properties/rows/anyOf/0: ")
 

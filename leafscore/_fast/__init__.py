@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import gc
+import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -38,7 +39,7 @@ from leafscore._fast.walker import FastWalker, usable
 from leafscore.canonical import json_text
 
 __all__ = ["VERSIONS", "CollectorPaused", "Tuning", "compile_schema", "score", "score_file",
-           "tuned", "usable_for"]
+           "score_parse_failure", "tuned", "usable_for"]
 
 
 def usable_for(node: Any, depth: int = 0) -> str | None:
@@ -164,16 +165,26 @@ def score(result: Any, schema: Any, label: Any, *, version: str = scorer.DEFAULT
           file: str = "") -> scorer.DocumentScore:
     """``scorer.score`` run by the fast engine: the same arguments, return type and
     errors, the same verdicts row for row (see ``scorer.score``)."""
-    record = VERSIONS.get(scorer.scoring_version(version).name)
+    record = VERSIONS[scorer.scoring_version(version).name]
     return record.score(result, schema, label, scorer._as_options(options), file)
 
 
-def score_file(result: Any, schema: Any, label: Any, *, version: str = scorer.DEFAULT_VERSION,
-               options: scorer.Options | Mapping[str, Any] | None = None) -> scorer.DocumentScore:
-    """``scorer.score_file`` run by the fast engine (the same reader and envelope rules)."""
+def score_parse_failure(schema: Any, label: Any, *, version: str = scorer.DEFAULT_VERSION,
+                        options: scorer.Options | Mapping[str, Any] | None = None,
+                        file: str = "") -> scorer.DocumentScore:
+    """``scorer.score_parse_failure`` run by the fast engine."""
+    record = VERSIONS[scorer.scoring_version(version).name]
+    return record.parse_failure(None, schema, label, scorer._as_options(options), file)
+
+
+def score_file(result: str | os.PathLike[str], schema: str | os.PathLike[str],
+               label: str | os.PathLike[str], *, version: str = scorer.DEFAULT_VERSION,
+               options: scorer.Options | Mapping[str, Any] | None = None,
+               ) -> scorer.DocumentScore:
+    """``scorer.score_file`` run by the fast engine: the same reader and envelope rule."""
     record = VERSIONS[scorer.scoring_version(version).name]
     schema_value = scorer.read_json_file(schema).value
     label_value = scorer.read_json_file(label).value
-    outcome = scorer.read_outcome(Path(result), schema_value, record)
-    return record.score_outcome(outcome, schema_value, label_value, scorer._as_options(options),
+    return record.score_outcome(scorer.read_outcome(Path(result), schema_value, record),
+                                schema_value, label_value, scorer._as_options(options),
                                 str(schema))

@@ -171,6 +171,20 @@ def _column(walker: Any, leaf: scorer.Leaf, member: str, cache: dict[type, dict]
                 text = scorer.canon_exact(v)
                 out.append(("json", text, f",{member}json:{text}"))
         return out
+    if kind is scorer.JSONNumber:  # equal as floats, read by their written forms: by text
+        by_text = cache.setdefault(kind, {})
+        out = []
+        for v in column:
+            if v is None:
+                out.append(EMPTY_READ)
+                continue
+            found = by_text.get(v.text)
+            if found is None:
+                found = by_text[v.text] = _reads(walker, leaf, member, kind, [v])[0]
+            out.append(found)
+        return out
+    # any other kind: values equal by == read alike (-0.0 and 0.0, Decimal("1.50") and
+    # Decimal("1.5") give equal keys shown alike), and each row shows its own raw value
     known = cache.get(kind)
     if known is None:  # nothing read yet: every distinct value is new
         known = cache[kind] = {None: EMPTY_READ}

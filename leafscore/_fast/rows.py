@@ -37,6 +37,11 @@ class Verdicts(Sequence):
             self._out = None
         return self._made
 
+    @property
+    def made(self) -> bool:
+        """Whether the Verdicts have been made (by a first read) yet."""
+        return self._made is not None
+
     def __len__(self) -> int:
         return len(self._all())
 

@@ -1,7 +1,8 @@
 """The fast engine's speed choices, in one record, and a switch to force them.
 
-None of them can move a verdict: each picks between two ways of computing the same
-thing, and the tests run both ways (``with tuned(...)``) against the definition. The
+None of them but ``fuzzy_budget`` (a safety budget, see :class:`Tuning`) can move a
+verdict: each picks between two ways of computing the same thing, and the tests run
+both ways (``with tuned(...)``) against the definition. The
 definition itself (``scorer.py``) has none; version 2.0's frozen solver choice by size
 (``scorer.DENSE_CELLS_2_0``) is part of the metric, not listed here.
 """
@@ -29,7 +30,14 @@ class Tuning:
     on the groups in Python integers); ``lexi_greedy``: settle 2.1's ties greedily in
     each tight component where that gives a best assignment (else exactly);
     ``lexi_subset``: find 2.1's best assignment on each group's better edges first,
-    then on any edge its duals leave uncovered."""
+    then on any edge its duals leave uncovered.
+
+    One field is not a choice between equal ways but a safety budget: ``fuzzy_budget``,
+    the most similarities computed per fuzzy field of one array (distinct label texts x
+    distinct result texts). Beyond it only equal texts become fuzzy candidates, so the
+    pairing may be approximate and the document says so (``DocScore.exact`` False,
+    docs/LIMITS.md). The definition never approximates: a test comparing the engines
+    must stay within it."""
 
     flat: bool = True
     flat_fields_max: int = 62
@@ -41,6 +49,7 @@ class Tuning:
     lexi_units_max: int = 20_000_000
     lexi_greedy: bool = True
     lexi_subset: bool = True
+    fuzzy_budget: int = 50_000_000
 
 
 TUNING = Tuning()

@@ -19,14 +19,28 @@ from typing import Any
 import scorer
 from leafscore._fast import flat, lexi, solve, tuning
 
+#: Types whose ``==`` is JSON value equality: a memo may key on such a value itself.
+_PLAIN = frozenset((str, int, bool, type(None)))
+
+
+def memo_value(value: Any) -> Any:
+    """A scalar as a memo key, equal only for the same JSON value: Python's ``==`` makes
+    ``-0.0`` equal ``0.0``, two ``scorer.JSONNumber`` of one float equal whatever their
+    written forms, and ``Decimal("1.50")`` equal ``Decimal("1.5")``, yet each is read
+    (and shown in a Verdict) as itself."""
+    cls = value.__class__
+    if cls in _PLAIN:
+        return value
+    if cls is float:
+        return value if value else repr(value)  # only zero is written two ways
+    if cls is scorer.JSONNumber:
+        return value.text
+    return repr(value)
+
+
 # The canonical text and date of short strings are remembered across documents (a label
 # is read once per system; most result values equal label values): pure functions of the
 # string, so remembering changes no value; the bounds keep the memory under ~40 MB.
-#: Similarities computed per fuzzy field of one array before only equal texts become
-#: fuzzy candidates (docs/LIMITS.md); the document then says it is not exact.
-FUZZY_BUDGET = 50_000_000
-
-
 @functools.lru_cache(maxsize=1 << 16)
 def _text(value: str, v21: bool) -> str:
     return scorer.canon_text(value, v21)
@@ -47,6 +61,7 @@ class FastWalker(scorer.Walker):
         self.v21 = comparators is scorer.COMPARATORS_2_1
         self.document = document
         self.blocks = False  # whether ``document`` holds a FlatRows block
+        # keyed by the value's type and memo_value: equal keys, the same JSON value
         self.memo: dict[tuple, Any] = {}  # (tag, leaf id, JSON type, value) -> key
         self.reads: dict[tuple, scorer.Read] = {}  # (leaf id, JSON type, value) -> read
 
@@ -60,7 +75,8 @@ class FastWalker(scorer.Walker):
     def key(self, leaf: scorer.Leaf, tag: str, value: Any) -> Any:
         if isinstance(value, dict | list):
             return super().key(leaf, tag, value)
-        memo = (tag, id(leaf), value.__class__, value)
+        cls = value.__class__
+        memo = (tag, id(leaf), cls, value if cls in _PLAIN else memo_value(value))
         found = self.memo.get(memo, self)
         if found is self:
             short = value.__class__ is str and len(value) <= tuning.TUNING.memo_text
@@ -78,7 +94,8 @@ class FastWalker(scorer.Walker):
     def read_leaf(self, leaf: scorer.Leaf, value: Any) -> scorer.Read:
         if isinstance(value, dict | list):
             return super().read_leaf(leaf, value)
-        memo = (id(leaf), value.__class__, value)
+        cls = value.__class__
+        memo = (id(leaf), cls, value if cls in _PLAIN else memo_value(value))
         found = self.reads.get(memo)
         if found is None:
             found = self.reads[memo] = super().read_leaf(leaf, value)
@@ -361,14 +378,15 @@ def _fuzzy_pairs(threshold: float, label_values: list, result_values: list,
     """(row, column) of every label and result text at least ``threshold`` similar, by
     ``rapidfuzz.process.cdist`` over the distinct texts (the same Indel similarity as
     ``scorer.fuzzy_similarity``, in C), in slices of bounded memory. None when the
-    distinct texts would need more than :data:`FUZZY_BUDGET` similarities."""
+    distinct texts would need more than ``tuning.TUNING.fuzzy_budget`` similarities (a
+    safety budget: the caller then takes equal texts only and says it is not exact)."""
     import numpy as np
     from rapidfuzz import process
     from rapidfuzz.distance import Indel
 
     label_texts = sorted({text for _, text in label_values})
     result_texts = sorted({text for _, text in result_values})
-    if len(label_texts) * len(result_texts) > FUZZY_BUDGET:
+    if len(label_texts) * len(result_texts) > tuning.TUNING.fuzzy_budget:
         return None
     slice_rows = max(1, 1_000_000 // max(1, len(result_texts)))
     close: dict[str, list[str]] = {}

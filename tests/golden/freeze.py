@@ -49,10 +49,13 @@ def load_case(name: str) -> dict[str, Any]:
     return json.loads((CASES / f"{name}.json").read_text(encoding="utf-8"))
 
 
-def frozen_output(case: dict[str, Any], version: str) -> dict[str, Any]:
-    """What the golden file of ``version`` holds for ``case`` (see the module docstring)."""
+def frozen_output(case: dict[str, Any], version: str, score: Any = scorer.score,
+                  ) -> dict[str, Any]:
+    """What the golden file of ``version`` holds for ``case`` (see the module docstring),
+    scored by ``score`` (``scorer.score``, the definition, unless a test passes another
+    engine's)."""
     try:
-        outcome = scorer.score(case["result"], case["schema"], case["label"], version=version)
+        outcome = score(case["result"], case["schema"], case["label"], version=version)
     except scorer.ScoringError as error:
         return {"error": str(error)}
     return outcome.to_dict() if version == "1.0" else outcome.to_dict(verdicts=True)
