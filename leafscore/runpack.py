@@ -8,7 +8,7 @@ removed file, other option, engine or code misses the pack, and the run falls ba
 the per-cell entries (which rescore only what changed) and writes a new pack.
 
 A pack holds the stored forms of its cells (``cells.encode``: the per-cell cache's one
-form), each member as a column, for 2.0 scores without verdicts; equal parts (count
+form), each member as a column, for 2.x scores without verdicts; equal parts (count
 vectors, field-path lists, (tp, fp, fn) triples, per-field error kinds) are listed once
 and named by index, so reading 10,000 cells builds a few thousand ``FieldCounts``, not
 one per field. ``decode`` checks what it reads with the cells' own rules
@@ -50,7 +50,7 @@ def encode(stored: Sequence[dict[str, Any] | None],
            record: scorer.ScoringVersion) -> dict[str, Any] | None:
     """JSON form of a run's cells, each given as its stored form (``cells.encode``), all
     of ``record``'s version; ``None`` when one cannot be packed: not stored (``None``),
-    not a 2.0 score (``scorer.DocScore.to_dict``) of that version, or one that keeps its
+    not a 2.x score (``scorer.DocScore.to_dict``) of that version, or one that keeps its
     verdicts. Laid out to be read fast: a column per member (:data:`COLUMNS`), and the
     distinct count vectors, field-path lists, triples and error rows listed once."""
     tables: dict[str, dict[Any, int]] = {"counts": {}, "paths": {}, "triples": {},
@@ -82,7 +82,7 @@ def encode(stored: Sequence[dict[str, Any] | None],
 
 def decode(entry: Any, record: scorer.ScoringVersion, files: Sequence[str],
            missing: Sequence[bool]) -> list[Cell] | None:
-    """The cells of a pack entry (2.0 scores without verdicts, folded: ``Cell.errors``
+    """The cells of a pack entry (2.x scores without verdicts, folded: ``Cell.errors``
     set), or ``None`` when it is not a pack of ``len(files)`` cells of ``record``'s
     version. Cell ``i``'s result was read from ``files[i]`` (put back before each of its
     warnings); ``missing[i]`` says whether that file is absent. Never raises.

@@ -125,12 +125,15 @@ def _path_key(path: Iterable[Any]) -> tuple[tuple[int, int | str], ...]:
     return tuple((0, p) if isinstance(p, int) else (1, str(p)) for p in path)
 
 
-def check_label(label: Any, schema: Any, label_file: str, schema_file: str) -> Iterator[Problem]:
+def check_label(label: Any, schema: Any, label_file: str, schema_file: str,
+                readings: bool = False) -> Iterator[Problem]:
     """Every violation of ``schema`` by ``label`` (pointer into the label).
 
     A ``null`` where the schema's type does not allow it is read as absent (spec 2.0
     §3: empty and absent are the same), so these are summed up in one warning per file
-    instead of one error each.
+    instead of one error each. With ``readings`` (version 2.1, spec 2.1 §6) each reading
+    of a ``{"$anyOf": [...]}`` value is checked in its place, its faults named at
+    ``.../$anyOf/<k>``; a misplaced or malformed one is :func:`check_readings`'s.
     """
     import jsonschema  # loaded by the first check: a warm run checks nothing
     import referencing
@@ -140,23 +143,110 @@ def check_label(label: Any, schema: Any, label_file: str, schema_file: str) -> I
     # An empty registry: $ref resolves inside the schema only, as the scorer resolves it
     # (no network, no file outside ROOT).
     validator = cls(schema, registry=referencing.Registry(), format_checker=cls.FORMAT_CHECKER)
+    places = _readings_places(label) if readings else {}
+    variants = [label] if not places else [
+        _reading(label, places, k) for k in range(max(map(len, places.values())))]
+    found: dict[tuple[str, str], Any] = {}
     try:
-        errors = sorted(validator.iter_errors(label), key=lambda e: (
-            _path_key(e.absolute_path), _path_key(e.absolute_schema_path)))
+        for k, variant in enumerate(variants):
+            for err in validator.iter_errors(variant):
+                path = list(err.absolute_path)
+                at = next((p for p in places if tuple(path[:len(p)]) == p), None)
+                if at is not None:  # inside one reading: named as the label wrote it
+                    path = [*at, "$anyOf", min(k, len(places[at]) - 1), *path[len(at):]]
+                where = json_pointer(err.absolute_schema_path)
+                key = (json_pointer(path), f"{err.message}#{where}")
+                found.setdefault(key, (path, err))
     except referencing.exceptions.Unresolvable as exc:
         yield _error(schema_file, "", f"unresolvable $ref: {exc}")
         return
-    nulls = [e for e in errors if e.validator == "type" and e.instance is None]
-    for err in errors:
+    errors = sorted(found.values(), key=lambda pe: (_path_key(pe[0]),
+                                                    _path_key(pe[1].absolute_schema_path)))
+    nulls = [(p, e) for p, e in errors if e.validator == "type" and e.instance is None]
+    for path, err in errors:
         if err.validator == "type" and err.instance is None:
             continue
         where = json_pointer(err.absolute_schema_path)
-        yield _error(label_file, json_pointer(err.absolute_path),
+        yield _error(label_file, json_pointer(path),
                      f"{err.message} (schema {schema_file}#{where})")
     if nulls:
-        first = json_pointer(nulls[0].absolute_path)
+        first = json_pointer(nulls[0][0])
         yield _warning(label_file, first, f"{len(nulls)} null value(s) where the schema's "
                        "type has no null (first here); read as absent")
+
+
+def _readings_places(value: Any, path: tuple = ()) -> dict[tuple, list]:
+    """Path -> readings of every well-formed ``{"$anyOf": [scalars]}`` in a label."""
+    if isinstance(value, dict):
+        if scorer.is_readings(value):
+            return {path: value["$anyOf"]}
+        return {k: v for name, child in value.items()
+                for k, v in _readings_places(child, (*path, name)).items()}
+    if isinstance(value, list):
+        return {k: v for i, child in enumerate(value)
+                for k, v in _readings_places(child, (*path, i)).items()}
+    return {}
+
+
+def _reading(value: Any, places: dict[tuple, list], k: int, path: tuple = ()) -> Any:
+    """The label with each alternative reading replaced by its ``k``-th (its last when it
+    has fewer)."""
+    if path in places:
+        readings = places[path]
+        return readings[min(k, len(readings) - 1)]
+    if isinstance(value, dict):
+        return {name: _reading(child, places, k, (*path, name)) for name, child in value.items()}
+    if isinstance(value, list):
+        return [_reading(child, places, k, (*path, i)) for i, child in enumerate(value)]
+    return value
+
+
+def check_readings(label: Any, schema: Any, label_file: str, options: scorer.Options,
+                   ) -> Iterator[Problem]:
+    """Version 2.1's rule for alternative readings (spec 2.1 §6): ``{"$anyOf": [...]}``
+    only at a scalar leaf, alone in its object, holding a non-empty array of scalars;
+    anything else is a label error at its pointer. (A schema the metric refuses is
+    :func:`check_metric`'s to report.)"""
+    try:
+        root = scorer.compile_schema(schema, options=options, v21=True)
+    except (scorer.ScoringError, RecursionError):
+        return
+    walker = scorer.Walker(scorer.COMPARATORS_2_1, scorer.pair_2_1, readings=True)
+    stack: list[tuple[Any, Any, tuple]] = [(root, label, ())]
+    while stack:
+        node, value, path = stack.pop()
+        if isinstance(value, dict) and "$anyOf" in value:
+            fault = _readings_fault(node, value)
+            if fault:
+                yield _error(label_file, json_pointer(path), fault)
+            continue
+        if isinstance(value, dict):
+            members = dict(walker.members(node, value)) \
+                if isinstance(node, scorer.ObjectNode) else {}
+            stack += [(members.get(name, scorer.IGNORED), child, (*path, name))
+                      for name, child in reversed(value.items())]
+        elif isinstance(value, list):
+            items = node.items if isinstance(node, scorer.ArrayNode) else scorer.IGNORED
+            stack += [(items, child, (*path, i)) for i, child in reversed(list(enumerate(value)))]
+
+
+def _readings_fault(node: Any, value: dict) -> str:
+    """What is wrong with a ``$anyOf`` member where it stands ('' when nothing is)."""
+    readings = value["$anyOf"]
+    if isinstance(node, scorer.ObjectNode | scorer.ArrayNode):
+        kind = "an object" if isinstance(node, scorer.ObjectNode) else "an array"
+        return (f"alternative readings stand only at a scalar leaf; the schema has {kind} "
+                "here (spec 2.1 §6)")
+    if node is scorer.IGNORED:
+        return "alternative readings stand only at a scored scalar leaf (spec 2.1 §6)"
+    if len(value) != 1:
+        return '"$anyOf" must be the only member of alternative readings (spec 2.1 §6)'
+    if not isinstance(readings, list) or not readings:
+        return '"$anyOf" must hold a non-empty array of readings (spec 2.1 §6)'
+    if any(isinstance(r, dict | list) for r in readings):
+        return "each alternative reading must be a scalar, not an object or array " \
+            "(spec 2.1 §6)"
+    return ""
 
 
 def check_metric(schema: Any, label: Any, schema_file: str, record: scorer.ScoringVersion,
@@ -254,7 +344,10 @@ def _check_document(root: Path, doc_id: str, has_schema: bool, record: scorer.Sc
     schema_problems = list(check_schema(schema, schema_file))
     problems += schema_problems
     if label is not None and not schema_problems:
-        problems += check_label(label, schema, label_file, schema_file)
+        readings = record.name not in ("1.0", "2.0")  # 2.1 on: alternative readings
+        problems += check_label(label, schema, label_file, schema_file, readings)
+        if readings:
+            problems += check_readings(label, schema, label_file, options)
         problems += check_metric(schema, label, schema_file, record, options)
     return problems, schema
 
@@ -284,16 +377,17 @@ def _check_results(root: Path, docs: dict[str, Any], record: scorer.ScoringVersi
 # ------------------------------------------------------------------------------------
 
 
-def label_warnings(bench: Benchmark, cache: Cache | None = None) -> list[str]:
+def label_warnings(bench: Benchmark, cache: Cache | None = None, *,
+                   readings: bool = True) -> list[str]:
     """One line per label that violates its schema, then a count (empty when none).
 
     ``cache``: where each label's outcome is kept, keyed by the schema's and label's
     digests, their file names, and the validating code and library versions, so a rerun
     over unchanged labels validates none of them again (a miss validates as usual); the
     outcomes of a whole benchmark are also kept as one entry, so such a rerun reads one
-    file.
+    file. ``readings``: the version reads alternative readings (2.1 on; :func:`check_label`).
     """
-    checks = LabelChecks(bench, cache)
+    checks = LabelChecks(bench, cache, readings=readings)
     for step in checks.steps:
         step()
     return checks.warnings()
@@ -303,13 +397,17 @@ class LabelChecks:
     """The label checks of a benchmark (:func:`label_warnings`), as ``steps`` to call
     (one per label, none when the cache holds the whole benchmark's), so a run can make
     them while its batches are scored elsewhere (``runner.score_benchmark``'s
-    ``alongside``); :meth:`warnings` once every step is done."""
+    ``alongside``); :meth:`warnings` once every step is done. ``readings``: the version
+    reads alternative readings in labels (2.1 on)."""
 
-    def __init__(self, bench: Benchmark, cache: Cache | None = None) -> None:
+    def __init__(self, bench: Benchmark, cache: Cache | None = None, *,
+                 readings: bool = True) -> None:
+        self.readings = readings
         # a folder of its own inside the cache, so cell entries and label checks never mix
         self.store = cache.part("label-checks") if cache is not None else Cache(None)
         self.documents = bench.documents
-        self.keys: list[str | None] = [_label_check_key(doc) for doc in bench.documents] \
+        self.keys: list[str | None] = [_label_check_key(doc, readings)
+                                       for doc in bench.documents] \
             if self.store.directory is not None else [None] * len(bench.documents)
         self.whole = _sha256("label-checks", *self.keys) \
             if self.store.directory is not None and self.keys else ""
@@ -323,7 +421,8 @@ class LabelChecks:
             self.steps = [functools.partial(self._check, i) for i in range(len(self.documents))]
 
     def _check(self, i: int) -> None:
-        self.lines[i] = _checked_label(self.documents[i], self.store, self.keys[i])
+        self.lines[i] = _checked_label(self.documents[i], self.store, self.keys[i],
+                                       self.readings)
 
     def warnings(self) -> list[str]:
         """One line per label that violates its schema, then a count; the whole
@@ -336,7 +435,7 @@ class LabelChecks:
         return out
 
 
-def _checked_label(doc: Any, store: Cache, key: str | None) -> str | None:
+def _checked_label(doc: Any, store: Cache, key: str | None, readings: bool) -> str | None:
     """The warning line of one label (``_label_check``), read from ``store`` under ``key``
     when it holds it, else checked and stored."""
     found = store.get(key) if key is not None else None
@@ -344,16 +443,16 @@ def _checked_label(doc: Any, store: Cache, key: str | None) -> str | None:
     if found and isinstance(found[0], dict) and "label_check" in found[0] \
             and (line is None or isinstance(line, str)):
         return line
-    line = _label_check(doc)
+    line = _label_check(doc, readings)
     if key is not None:
         store.put(key, {"label_check": line})
     return line
 
 
-def _label_check(doc: Any) -> str | None:
+def _label_check(doc: Any, readings: bool) -> str | None:
     """The warning line of one label that violates its schema, else ``None``."""
-    found = [p for p in check_label(doc.label, doc.schema, doc.label_file, doc.schema_file)
-             if p.level == "error"]
+    found = [p for p in check_label(doc.label, doc.schema, doc.label_file, doc.schema_file,
+                                    readings) if p.level == "error"]
     if not found:
         return None
     where = f"#{found[0].pointer}" if found[0].pointer else "the root"
@@ -361,10 +460,10 @@ def _label_check(doc: Any) -> str | None:
             f"first at {where}: {found[0].message}); scored as it is")
 
 
-def _label_check_key(doc: Any) -> str:
+def _label_check_key(doc: Any, readings: bool) -> str:
     """Cache key of one label's schema check: everything its warning line depends on."""
     return _sha256("label-check/1", code_digest(), _validator_version(), doc.schema_sha256,
-                   doc.label_sha256, doc.schema_file, doc.label_file)
+                   doc.label_sha256, doc.schema_file, doc.label_file, str(readings))
 
 
 def _sha256(*parts: str) -> str:

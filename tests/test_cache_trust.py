@@ -214,9 +214,10 @@ FILE = "results/s/d1.json"
 
 
 def sample_cells(engine=REFERENCE):
-    """(record, cell) of each kind a cache holds, scored by ``engine``: 2.0 with its
-    verdicts, 2.0 folded, 1.0, a parse failure, and 1.0's missing result (no score)."""
-    v1, v2 = engine.versions["1.0"], engine.versions["2.0"]
+    """(record, cell) of each kind a cache holds, scored by ``engine``: 2.x (the default,
+    2.1) with its verdicts, 2.x folded, 1.0, a parse failure, and 1.0's missing result
+    (no score)."""
+    v1, v2 = engine.versions["1.0"], engine.versions[scorer.DEFAULT_VERSION]
     scored = cells.Cell("scored", engine.score(GUESS, SCHEMA, TRUTH), (f"{FILE}: a note",))
     failed = cells.Cell("parse_failure", engine.score_parse_failure(SCHEMA, TRUTH),
                         (f"{FILE}: not valid JSON (parse failure)",))

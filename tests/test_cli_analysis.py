@@ -49,7 +49,7 @@ def test_fields_lists_the_worst_field_first(tmp_path):
 def test_fields_under_version_1_0_exits_2_saying_it_needs_2_0():
     result = invoke("fields", REPO, "--system", "atlas", "--version", "1.0")
     assert result.exit_code == 2
-    assert ("needs per-leaf verdicts, which version 1.0 does not keep; pass --version 2.0"
+    assert ("needs per-leaf verdicts, which version 1.0 does not keep; pass --version 2.1"
             in result.stderr)
 
 

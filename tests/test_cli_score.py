@@ -166,8 +166,8 @@ def test_a_failed_envelope_is_a_parse_failure(tmp_path):
 def test_without_a_pin_the_latest_version_is_used_and_said_on_stderr(tmp_path):
     root = make_benchmark(tmp_path, {"a": {"a": "x"}}, {"s": {"a": {"a": "x"}}})
     result = invoke("score", root, "--format", "json")
-    assert json.loads(result.stdout)["version"] == "2.0"
-    assert "using the latest, 2.0" in result.stderr
+    assert json.loads(result.stdout)["version"] == "2.1"
+    assert "using the latest, 2.1" in result.stderr
 
 
 def test_the_pin_in_benchmark_toml_chooses_the_version(tmp_path):

@@ -32,7 +32,7 @@ def make_root(tmp_path: Path, result: dict, toml: str | None = None) -> Path:
 def test_the_json_format_has_exactly_the_documented_shape(tmp_path):
     root = make_root(tmp_path, {"total": 5, "day": "2024-03-07"})
     out = json.loads(run(str(root), "--format", "json").stdout)
-    assert out == {"version": "2.0",
+    assert out == {"version": "2.1",
                    "systems": {"sys": {"score": 1.0, "documents": {"d": 1.0}}}}
 
 
@@ -58,7 +58,7 @@ def test_the_version_flag_overrides_the_pin(tmp_path):
 def test_an_unknown_version_is_one_line_and_exit_2():
     outcome = run("--version", "3.0")
     assert outcome.returncode == 2
-    assert outcome.stderr == "scorer.py: version='3.0' is not one of '1.0', '2.0'\n"
+    assert outcome.stderr == "scorer.py: version='3.0' is not one of '1.0', '2.0', '2.1'\n"
 
 
 def test_a_missing_folder_is_one_line_and_exit_2(tmp_path):

@@ -144,7 +144,7 @@ def test_counts_summed_from_rows_equal_counts_summed_from_the_verdicts(seed):
     rng = random.Random(seed)
     doc = _fast.score(_flat_document(rng), FLAT_SCHEMA, _flat_document(rng))
     summed = doc.to_dict()
-    built = scorer.DocScore.from_verdicts(doc.verdicts, exact=doc.exact)
+    built = scorer.DocScore.from_verdicts(doc.verdicts, version=doc.version, exact=doc.exact)
     assert repr(summed) == repr(built.to_dict())
     assert repr(doc.to_dict(verdicts=True)) == repr(built.to_dict(verdicts=True))
 
@@ -304,7 +304,7 @@ def test_the_flat_path_applies_to_unordered_arrays_of_key_compared_fields_only()
     loose = copy.deepcopy(FLAT_SCHEMA)
     loose["properties"]["rows"]["items"]["properties"]["price"]["x-leafscore"] = {
         "abs_tol": 1}
-    assert _fast.usable_for(scorer.compile_schema(loose).properties["rows"], 1) is None
+    assert _fast.usable_for(scorer.compile_schema(loose).properties["rows"], 1) == "flat"
     ordered = copy.deepcopy(FLAT_SCHEMA)
     ordered["properties"]["rows"]["x-leafscore"] = {"ordered": True}
     assert _fast.usable_for(scorer.compile_schema(ordered).properties["rows"], 1) is None
@@ -379,7 +379,7 @@ def test_flat_rows_of_identical_items_keep_each_sides_own_key(engine):
                       {"a": "nut", "n": "7"}]}
     result = {"rows": [{"a": "x"}, {"a": "bolt", "n": "1.50", "d": "01/02/2024"},
                        {"a": "NUT", "n": 7.0, "d": ""}]}
-    doc = engine.score(result, schema, label)
+    doc = engine.score(result, schema, label, version="2.0")
     assert [(v.address, v.kind, v.label, v.result, v.label_canon, v.result_canon)
             for v in doc.verdicts] == [
         ("rows[0].a", "correct", "Bolt", "bolt", "bolt", "bolt"),
@@ -474,7 +474,8 @@ def test_a_flat_array_inside_array_items_gives_the_definitions_rows():
     result = {"groups": [group(k) for k in reversed(range(8))]}
     doc = _fast.score(result, schema, label)
     assert same(doc, scorer.score(result, schema, label))
-    assert doc == scorer.DocScore.from_verdicts(doc.verdicts, exact=doc.exact)
+    assert doc == scorer.DocScore.from_verdicts(doc.verdicts, version=doc.version,
+                                                exact=doc.exact)
 
 
 # ----- memos across documents ----------------------------------------------------------------

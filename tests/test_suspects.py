@@ -141,7 +141,7 @@ def test_suspects_cli_lists_the_planted_errors_as_a_table(tmp_path):
 def test_suspects_under_1_0_exits_2_saying_it_needs_verdicts():
     out = invoke("suspects", REPO, "--version", "1.0")
     assert out.exit_code == 2
-    assert "needs per-leaf verdicts, which version 1.0 does not keep; pass --version 2.0" \
+    assert "needs per-leaf verdicts, which version 1.0 does not keep; pass --version 2.1" \
         in out.stderr
 
 

@@ -163,13 +163,13 @@ def test_a_parse_failure_under_1_0_is_the_score_of_an_empty_result(engine):
 
 
 def test_an_unknown_version_is_refused_quoting_value_and_choices(engine):
-    with pytest.raises(ValueError, match=r"version='3\.0' is not one of '1\.0', '2\.0'"):
+    with pytest.raises(ValueError, match=r"version='3\.0' is not one of '1\.0', '2\.0', '2\.1'"):
         engine.score(LABEL, SCHEMA, LABEL, version="3.0")
 
 
-def test_the_default_version_is_2_0(engine):
+def test_the_default_version_is_2_1(engine):
     assert isinstance(engine.score(LABEL, SCHEMA, LABEL), DocScore)
-    assert engine.score(LABEL, SCHEMA, LABEL).version == "2.0"
+    assert engine.score(LABEL, SCHEMA, LABEL).version == "2.1"
 
 
 def test_the_version_table_names_both_versions_and_their_matching():

@@ -19,7 +19,7 @@ import scorer
 from leafscore import api, benchmark, cells, executors, runner, runpack, validate
 from leafscore import cache as cache_module
 
-V2 = scorer.VERSIONS["2.0"]
+V2 = scorer.VERSIONS[scorer.DEFAULT_VERSION]  # what evaluate scores by default (2.1)
 
 LABEL = {"a": "x", "b": "y"}
 HALF_RIGHT = {"a": "x", "b": "z"}  # accuracy 0.5
@@ -204,14 +204,14 @@ def test_a_pack_is_made_of_the_cells_stored_forms_and_read_with_their_rules(tmp_
         V2)
 
 
-def test_only_2_0_cells_without_verdicts_are_packed(tmp_path):
+def test_only_cells_of_the_runs_version_without_verdicts_are_packed(tmp_path):
     run_ = leafscore.evaluate(bench(tmp_path / "b"), cache=False, keep_verdicts=True)
     cell = run_.run.cells[("poor", "d1")]
     file = "results/poor/d1.json"
     assert runpack.encode([cells.encode(cell, file)], V2) is None  # verdicts kept
     folded = cells.encode(cells.folded(cell, verdicts=False), file)
     assert runpack.encode([folded], V2) is not None
-    assert runpack.encode([folded], dataclasses.replace(V2, name="2.1")) is None
+    assert runpack.encode([folded], dataclasses.replace(V2, name="2.0")) is None
     assert runpack.encode([None], V2) is None  # a cell that cannot be stored
 
 

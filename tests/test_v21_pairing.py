@@ -1,0 +1,179 @@
+"""Version 2.1's pairing (spec 2.1 §1): one rule at every size. For random tie-heavy
+arrays the verdicts do not change when either side is shuffled, when both sides are
+padded with items nothing can pair past every size at which an implementation might
+switch paths, or when the engine changes; and on small arrays the pairs are those a
+brute-force search for the spec's choice finds."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+import re
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from tie_strategies import tie_documents
+
+import scorer
+from leafscore import _fast
+
+SETTINGS = settings(max_examples=120, deadline=None,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+ADDRESS = re.compile(r"rows\[(r?)(\d+)\](.*)", re.S)
+
+
+def content(doc: scorer.DocScore, label: dict, result: dict) -> list[tuple]:
+    """The verdicts with each array item named by its content instead of its index, so
+    that shuffling either side leaves them equal: per verdict (side, item JSON, the rest
+    of its address, kind, label value, result value), sorted."""
+    out = []
+    for v in doc.verdicts:
+        found = ADDRESS.fullmatch(v.address)
+        if found is None:
+            out.append(("", "", v.address, v.kind, repr(v.label), repr(v.result)))
+            continue
+        side, index, rest = found.groups()
+        item = (result if side else label)["rows"][int(index)]
+        out.append((side, repr(item), rest, v.kind, repr(v.label), repr(v.result)))
+    return sorted(out)
+
+
+def shuffled(value: dict, seed: int) -> dict:
+    rows = list(value.get("rows", []))
+    random.Random(seed).shuffle(rows)
+    return {**value, "rows": rows}
+
+
+@SETTINGS
+@given(case=tie_documents(), seed=st.integers(0, 2**32))
+def test_shuffling_either_side_changes_no_verdict(engine, case, seed):
+    schema, label, result = case
+    if schema["properties"]["rows"].get("x-leafscore", {}).get("ordered"):
+        return  # an ordered array pairs by position
+    first = content(engine.score(result, schema, label), label, result)
+    label_2, result_2 = shuffled(label, seed), shuffled(result, seed + 1)
+    assert content(engine.score(result_2, schema, label_2), label_2, result_2) == first
+
+
+def padded(schema: dict, value: dict, side: str, many: int) -> dict | None:
+    """``value`` with ``many`` items no item of the other side can pair with (each a text
+    no pool holds, in the one field it states), or None when the items have no text
+    field."""
+    fields = schema["properties"]["rows"]["items"]["properties"]
+    texts = [name for name, leaf in fields.items()
+             if leaf.get("x-pool") in ("text", "exact", "any", "fuzzy")]
+    if not texts:
+        return None
+    pads = [{texts[0]: f"zz{side}{k:07d}"} for k in range(many)]
+    return {**value, "rows": list(value.get("rows", [])) + pads}
+
+
+def without_pads(rows: list[tuple]) -> list[tuple]:
+    return [row for row in rows if "'zz" not in row[1]]
+
+
+@settings(SETTINGS, max_examples=25)
+@given(case=tie_documents(max_items=12))
+def test_padding_past_every_size_threshold_changes_no_verdict_of_the_real_items(engine,
+                                                                               case):
+    schema, label, result = case
+    label_2, result_2 = padded(schema, label, "l", 520), padded(schema, result, "r", 520)
+    if label_2 is None or schema["properties"]["rows"].get("x-leafscore", {}).get("ordered"):
+        return  # no field to pad with; an ordered array pairs by position
+    assert (len(label_2["rows"]) * len(result_2["rows"])) > scorer.DENSE_CELLS_2_0
+    first = content(engine.score(result, schema, label), label, result)
+    again = content(engine.score(result_2, schema, label_2), label_2, result_2)
+    assert without_pads(again) == first
+
+
+@SETTINGS
+@given(case=tie_documents())
+def test_both_engines_give_the_same_verdicts_row_for_row_under_every_forced_path(case):
+    schema, label, result = case
+    expected = scorer.score(result, schema, label, version="2.1").to_dict(verdicts=True)
+    for forced in ({}, {"flat": False}, {"lexi_units_max": 0}, {"lexi_greedy": False},
+                   {"lexi_subset": False}):
+        with _fast.tuned(**forced):
+            got = _fast.score(result, schema, label, version="2.1").to_dict(verdicts=True)
+        assert got == expected, forced
+
+
+# ----- brute force ---------------------------------------------------------------------
+
+def brute_force(weights: dict[tuple[int, int], tuple[int, int, int]], rows: int, cols: int,
+                ) -> list[tuple[int, int]]:
+    """The spec's choice by trying every assignment of ``rows`` label items to ``cols``
+    result items (both in canonical order) over pairs worth a correct leaf: most correct
+    leaves, then most on both sides, then fewest on one side; among those, the smallest
+    partner list, label item by label item (unpaired after every partner)."""
+    best_key, best = None, []
+    for partners in itertools.product(range(cols + 1), repeat=rows):  # cols = unpaired
+        taken = [c for c in partners if c < cols]
+        if len(taken) != len(set(taken)) or any(
+                c < cols and (r, c) not in weights for r, c in enumerate(partners)):
+            continue
+        totals = [sum(weights[r, c][k] for r, c in enumerate(partners) if c < cols)
+                  for k in range(3)]
+        key = (-totals[0], -totals[1], totals[2], partners)
+        if best_key is None or key < best_key:
+            best_key, best = key, [(r, c) for r, c in enumerate(partners) if c < cols]
+    return best
+
+
+def canonical(items: list) -> list[int]:
+    return sorted(range(len(items)), key=lambda k: (items[k][2] or "",
+                                                    scorer.raw_text(items[k][1].raw), k))
+
+
+@settings(SETTINGS, max_examples=300)
+@given(case=tie_documents(max_items=5))
+def test_the_pairs_are_a_brute_force_searchs_on_small_arrays(case):
+    schema, label, result = case
+    root = scorer.compile_schema(schema, v21=True)
+    node = root.properties["rows"]
+    if node.ordered:
+        return
+    walker = scorer.Walker(scorer.COMPARATORS_2_1, scorer.pair_2_1, readings=True)
+    left = walker.read(node, label.get("rows"), 1, label=True).key or []
+    right = walker.read(node, result.get("rows"), 1).key or []
+    if len(left) > 5 or len(right) > 5:
+        return
+    order_left, order_right = canonical(left), canonical(right)
+    found, _ = walker.weights(node.items, [left[k] for k in order_left],
+                              [right[k] for k in order_right], "rows", "rows[]", 1)
+    expected = sorted((order_left[r], order_right[c])
+                      for r, c in brute_force(dict(found), len(left), len(right)))
+    assert scorer.pair_2_1(walker, node.items, left, right, "rows", "rows[]", 1) == expected
+
+
+def test_the_brute_force_prefers_two_half_right_pairs_to_one_exact_copy():
+    """The spec's criteria in order (spec 2.1 §1): {x:1,y:1} has an exact copy, yet
+    pairing it with {x:2,y:1} and {x:1,y:2} with the copy keeps the same 2 correct leaves
+    and puts 4 rather than 2 leaves on both sides."""
+    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+        "type": "object", "properties": {"x": {"type": "number"}, "y": {"type": "number"}}}}}}
+    label = {"rows": [{"x": 1, "y": 1}, {"x": 1, "y": 2}]}
+    result = {"rows": [{"x": 1, "y": 1}, {"x": 2, "y": 1}]}
+    for score in (scorer.score, _fast.score):
+        doc = score(result, schema, label, version="2.1")
+        assert doc.counts["correct"] == 2 and doc.counts["wrong_value"] == 2
+        assert doc.counts["missing"] == 0 and doc.counts["extra_item"] == 0
+        assert [(v.address, v.result) for v in doc.verdicts][:2] == [("rows[0].x", 2),
+                                                                    ("rows[0].y", 1)]
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_a_seeded_50_item_tie_heavy_array_is_shuffle_invariant_on_both_engines(seed):
+    from tie_strategies import document
+
+    rng = random.Random(seed)
+    schema, label, result = document(rng, 50, 55, loose=seed % 2 == 0, nested=seed == 3)
+    docs = [score(result, schema, label, version="2.1") for score in (scorer.score,
+                                                                      _fast.score)]
+    assert docs[0].to_dict(verdicts=True) == docs[1].to_dict(verdicts=True)
+    label_2, result_2 = shuffled(label, seed), shuffled(result, seed + 7)
+    again = _fast.score(result_2, schema, label_2, version="2.1")
+    assert content(again, label_2, result_2) == content(docs[0], label, result)
+    assert json.dumps(again.to_dict()) == json.dumps(docs[0].to_dict())
