@@ -2302,6 +2302,11 @@ class ScoringVersion:
     missing_rule: str
 
     @property
+    def reads_readings(self) -> bool:
+        """Whether a label may give alternative readings (2.1 on; spec 2.1 §6)."""
+        return self.name not in ("1.0", "2.0")
+
+    @property
     def has_verdicts(self) -> bool:
         """Whether a document score of this version lists one verdict per leaf."""
         return any(f.name == "verdicts" for f in dataclasses.fields(self.result_type))

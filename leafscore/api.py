@@ -283,7 +283,7 @@ def evaluate_benchmark(bench: Benchmark, *, version: str | None = None,
         before_scoring(early)
     # Labels are checked in this process while the batches are scored (by a pool's
     # workers, or here one after another): their warnings come after the reading ones.
-    checks = LabelChecks(bench, store, readings=record.name not in ("1.0", "2.0"))
+    checks = LabelChecks(bench, store, readings=record.reads_readings)
     with contextlib.ExitStack() as stack:
         on_cell = None if verdicts_to is None else stack.enter_context(
             verdicts_mod.writer(Path(verdicts_to)))

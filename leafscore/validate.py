@@ -344,7 +344,7 @@ def _check_document(root: Path, doc_id: str, has_schema: bool, record: scorer.Sc
     schema_problems = list(check_schema(schema, schema_file))
     problems += schema_problems
     if label is not None and not schema_problems:
-        readings = record.name not in ("1.0", "2.0")  # 2.1 on: alternative readings
+        readings = record.reads_readings
         problems += check_label(label, schema, label_file, schema_file, readings)
         if readings:
             problems += check_readings(label, schema, label_file, options)
