@@ -551,7 +551,7 @@ def _foreign_summary(path: Path) -> bool:
 @click.option("--force", is_flag=True,
               help="Replace a summary.json that leafscore did not write.")
 @click.option("--verdicts", "verdicts_path", type=click.Path(dir_okay=False, path_type=Path),
-              help="Also write every leaf verdict to this .csv or .parquet file (2.0).")
+              help="Also write every leaf verdict to this .csv or .parquet file (2.x).")
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the results explorer (one self-contained HTML page) here.")
 @_bootstrap_options

@@ -164,6 +164,20 @@ def test_the_brute_force_prefers_two_half_right_pairs_to_one_exact_copy():
                                                                     ("rows[0].y", 1)]
 
 
+def test_pairs_are_listed_by_label_index():
+    """Silent in the spec: verdicts of pairs come in label index order, then unpaired
+    label items, then unpaired result items (docs/SCORING.md)."""
+    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+        "type": "object", "properties": {"k": {"type": "string"}}}}}}
+    label = {"rows": [{"k": "c"}, {"k": "a"}, {"k": "q"}, {"k": "b"}]}
+    result = {"rows": [{"k": "b"}, {"k": "z"}, {"k": "a"}, {"k": "c"}]}
+    for score in (scorer.score, _fast.score):
+        doc = score(result, schema, label, version="2.1")
+        assert [(v.address, v.kind) for v in doc.verdicts] == [
+            ("rows[0].k", "correct"), ("rows[1].k", "correct"), ("rows[3].k", "correct"),
+            ("rows[2].k", "missing"), ("rows[r1].k", "extra_item")]
+
+
 @pytest.mark.parametrize("seed", range(4))
 def test_a_seeded_50_item_tie_heavy_array_is_shuffle_invariant_on_both_engines(seed):
     from tie_strategies import document

@@ -39,6 +39,14 @@ def test_version_2_0_still_deletes_the_trailing_signs(engine, label, result):
     assert verdict(engine, TEXT, label, result, "2.0")[0] == "correct"
 
 
+@pytest.mark.parametrize(("written", "canon"), [("A+.", "a"), ("A+\u00a0B", "a+b"),
+                                                ("A+,B", "ab")])
+def test_a_sign_run_before_punctuation_is_deleted(engine, written, canon):
+    """Silent in the spec: "ending a word" is read as followed by whitespace (any, NBSP
+    included) or the end; before punctuation the run is deleted (docs/SCORING.md)."""
+    assert verdict(engine, TEXT, written, written) == ("correct", canon, canon)
+
+
 def test_a_dash_inside_an_identifier_is_still_deleted(engine):
     assert verdict(engine, TEXT, "INV-0215", "inv 0215") == ("correct", "inv0215", "inv0215")
 
@@ -61,6 +69,12 @@ def test_a_masculine_ordinal_or_a_ring_typed_for_a_degree_sign_is_one(engine, re
 def test_a_lettered_dollar_or_a_local_abbreviation_is_a_currency(engine, leaf, label, result,
                                                                  canon):
     assert verdict(engine, leaf, label, result) == ("correct", canon, canon)
+
+
+def test_a_lettered_dollar_may_follow_the_number(engine):
+    """Silent in the spec for lettered symbols: they stand after the number as every
+    other currency may (docs/SCORING.md)."""
+    assert verdict(engine, COMMA, 1234.56, "1.234,56 R$") == ("correct", "1234.56", "1234.56")
 
 
 def test_version_2_0_cannot_read_a_lettered_dollar(engine):
@@ -174,7 +188,8 @@ def test_a_pattern_that_does_not_compile_is_a_schema_error_at_its_pointer(engine
 @pytest.mark.parametrize(("options", "pointer"), [
     ({"compare": "fuzzy", "threshold": 0}, "/properties/v/x-leafscore"),
     ({"abs_tol": -1}, "/properties/v/x-leafscore"),
-    ({"rel_tol": float("nan")}, "/properties/v/x-leafscore")])
+    ({"rel_tol": float("nan")}, "/properties/v/x-leafscore"),
+    ({"rel_tol": 1.5}, "/properties/v/x-leafscore")])
 def test_an_option_out_of_range_is_a_schema_error_naming_its_pointer(engine, options, pointer):
     schema = {"type": "object", "properties": {"v": {"type": "string", "x-leafscore": options}}}
     with pytest.raises(scorer.ScoringError) as caught:
@@ -211,6 +226,10 @@ def test_an_empty_result_against_readings_is_missing(engine):
 def test_an_empty_result_against_an_empty_reading_is_a_correct_absence(engine):
     assert verdict(engine, TEXT, {"$anyOf": ["MOPP", None]}, None) == (
         "correct_absence", None, None)
+
+
+def test_readings_that_are_all_empty_state_nothing(engine):
+    assert verdict(engine, TEXT, {"$anyOf": [None, ""]}, "x") == ("hallucinated", None, None)
 
 
 def test_the_verdict_shows_the_readings_as_the_label_wrote_them(engine):

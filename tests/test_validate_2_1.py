@@ -3,6 +3,10 @@ and option ranges (spec 2.1 §5), each fault named by file and pointer."""
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+
 import pytest
 from cli_helpers import invoke, make_benchmark, private_cache
 
@@ -79,3 +83,39 @@ def test_a_scoring_run_under_2_1_does_not_warn_about_well_formed_readings(tmp_pa
     assert result.exit_code == 0, result.stderr
     assert "violates its schema" not in result.stderr
     assert "100.00" in result.stdout
+
+
+# ----- where readings are shown ---------------------------------------------------------
+
+def readings_benchmark(tmp_path):
+    return make_benchmark(tmp_path, {"d": {"code": {"$anyOf": ["MOPP", "MCPP"]}, "qty": 2}},
+                          {"s": {"d": {"code": "MCPP", "qty": 2}}}, schema=SCHEMA)
+
+
+def test_explain_shows_the_readings_of_a_leaf_and_the_one_judged(tmp_path):
+    result = invoke("explain", "d", readings_benchmark(tmp_path), "--system", "s",
+                    "--format", "json", "--no-cache")
+    assert result.exit_code == 0, result.stderr
+    (row,) = [v for v in json.loads(result.stdout)["verdicts"] if v["address"] == "code"]
+    assert row["label"] == {"$anyOf": ["MOPP", "MCPP"]}
+    assert (row["verdict"], row["label_canon"], row["result_canon"]) == ("correct", "mcpp", "mcpp")
+
+
+def test_the_verdict_export_keeps_the_readings_as_the_label_wrote_them(tmp_path):
+    root = readings_benchmark(tmp_path)
+    out = tmp_path / "out"
+    result = invoke("report", root, "--out", out, "--verdicts", out / "verdicts.csv",
+                    "--no-cache")
+    assert result.exit_code == 0, result.stderr
+    rows = list(csv.DictReader(io.StringIO((out / "verdicts.csv").read_text("utf-8"))))
+    (row,) = [r for r in rows if r["address"] == "code"]
+    assert json.loads(row["label"]) == {"$anyOf": ["MOPP", "MCPP"]}
+
+
+def test_the_explorer_page_carries_the_readings(tmp_path):
+    root = readings_benchmark(tmp_path)
+    page = tmp_path / "page.html"
+    result = invoke("explore", root, "--out", page, "--no-cache")
+    assert result.exit_code == 0, result.stderr
+    # the page's data holds each shown value as JSON text, inside a JSON string
+    assert '"{\\"$anyOf\\":[\\"MOPP\\",\\"MCPP\\"]}"' in page.read_text("utf-8")
