@@ -43,7 +43,8 @@ FORCED: tuple[dict, ...] = (
     {}, {"flat": False}, {"flat_fields_max": 1}, {"same_at_once": 0},
     {"same_at_once": 10**9}, {"join_slice": 1}, {"memo_text": 0}, {"v1_walk": "dense"},
     {"v1_walk": "sparse"}, {"compiled_text_max": 0}, {"lexi_units_max": 0},
-    {"lexi_greedy": False}, {"lexi_subset": False})
+    {"lexi_greedy": False}, {"lexi_subset_min": 0}, {"lexi_forced": False},
+    {"lexi_forced_fields_max": 2})
 FORCED_IDS = [",".join(f"{k}={v}" for k, v in f.items()) or "default" for f in FORCED]
 PROPERTY = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -94,7 +94,7 @@ def test_both_engines_give_the_same_verdicts_row_for_row_under_every_forced_path
     schema, label, result = case
     expected = scorer.score(result, schema, label, version="2.1").to_dict(verdicts=True)
     for forced in ({}, {"flat": False}, {"lexi_units_max": 0}, {"lexi_greedy": False},
-                   {"lexi_subset": False}):
+                   {"lexi_subset_min": 0}, {"lexi_forced": False}):
         with _fast.tuned(**forced):
             got = _fast.score(result, schema, label, version="2.1").to_dict(verdicts=True)
         assert got == expected, forced
@@ -191,3 +191,36 @@ def test_a_seeded_50_item_tie_heavy_array_is_shuffle_invariant_on_both_engines(s
     again = _fast.score(result_2, schema, label_2, version="2.1")
     assert content(again, label_2, result_2) == content(docs[0], label, result)
     assert json.dumps(again.to_dict()) == json.dumps(docs[0].to_dict())
+
+
+def overlapping_rows(rng: random.Random, n: int) -> tuple[dict, dict, dict]:
+    """Flat items of 3-4 typed fields from pools of 5 values: many pairs share one to
+    three keys, many label items have one exact copy in the result, some two."""
+    names = ["a", "b", "c", "d"][:rng.randint(3, 4)]
+    kinds = {name: rng.choice(["string", "number"]) for name in names}
+    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+        "type": "object", "properties": {name: {"type": kind} for name, kind in kinds.items()}}}}}
+
+    def value(name: str):
+        k = rng.randrange(5)
+        return f"v{k}" if kinds[name] == "string" else k
+
+    label = [{name: value(name) for name in names if rng.random() < 0.9} for _ in range(n)]
+    result = [dict(row) for row in label if rng.random() < 0.85]
+    for row in result:
+        if rng.random() < 0.3:
+            row[rng.choice(names)] = value(rng.choice(names))
+    result += [{name: value(name) for name in names} for _ in range(rng.randint(0, n // 5))]
+    rng.shuffle(result)
+    return schema, {"rows": label}, {"rows": result}
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_pairs_every_best_assignment_makes_taken_out_first_change_nothing(seed):
+    rng = random.Random(seed)
+    schema, label, result = overlapping_rows(rng, rng.choice([8, 30, 80]))
+    expected = scorer.score(result, schema, label, version="2.1").to_dict(verdicts=True)
+    for forced in ({}, {"lexi_forced": False}, {"lexi_subset_min": 0, "lexi_greedy": False}):
+        with _fast.tuned(**forced):
+            assert _fast.score(result, schema, label, version="2.1").to_dict(
+                verdicts=True) == expected, forced

@@ -267,15 +267,20 @@ def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: list, r
         return [list(map(column.__getitem__, at)) for column in columns]
 
     if walker.rule is scorer.pair_2_1:
-        groups_left = _groups(sig_left, label, index_left)
-        groups_right = _groups(sig_right, result, index_right)
+        forced = forced_pairs_2_1(walker, specs, sig_left, sig_right, reads_left, reads_right)
+        rest_left = _without(len(index_left), {k for k, _ in forced})
+        rest_right = _without(len(index_right), {k for _, k in forced})
+        groups_left = [[rest_left[k] for k in g] for g in _groups(
+            [sig_left[k] for k in rest_left], label, [index_left[k] for k in rest_left])]
+        groups_right = [[rest_right[k] for k in g] for g in _groups(
+            [sig_right[k] for k in rest_right], result, [index_right[k] for k in rest_right])]
         first_left, first_right = [g[0] for g in groups_left], [g[0] for g in groups_right]
         pairs = match_flat_2_1(walker, specs, groups_left, groups_right,
                                pick(reads_left, first_left), pick(reads_right, first_right),
                                pick(values_right, first_right)) \
             if groups_left and groups_right else []
-        block = _rows(walker, specs, address, pairs, 0, index_left, index_right, values_left,
-                      values_right, reads_left, reads_right)
+        block = _rows(walker, specs, address, sorted(pairs + forced), 0, index_left,
+                      index_right, values_left, values_right, reads_left, reads_right)
         return _emit(block, out, document)
     order_left = sorted(range(len(index_left)), key=sig_left.__getitem__)
     order_right = sorted(range(len(index_right)), key=sig_right.__getitem__)
@@ -301,6 +306,93 @@ def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: list, r
     block = _rows(walker, specs, address, pairs, same, index_left, index_right, values_left,
                   values_right, reads_left, reads_right)
     return _emit(block, out, document)
+
+
+def _without(n: int, taken: set[int]) -> list[int]:
+    return [k for k in range(n) if k not in taken] if taken else list(range(n))
+
+
+def forced_pairs_2_1(walker: Any, specs: list[tuple], sig_left: list[str],
+                     sig_right: list[str], reads_left: list[list], reads_right: list[list],
+                     ) -> list[tuple[int, int]]:
+    """Pairs of flat items that every best 2.1 assignment makes, so that only the rest
+    need solving (``lexi``): a label item and a result item alike (one signature, held by
+    no other item of either side) with ``n`` non-empty fields, when no other result
+    item shares more than ``a`` of the label item's keys, no other label item more than
+    ``b`` of the result item's, and ``a + b < n``.
+
+    Why: the pair is worth ``(n B + n) D`` (spec 2.1 §1's weight), any other pair at the
+    label item at most ``(a B + n) D`` and at the result item ``(b B + n) D``; with
+    ``B > n`` the pair outweighs both together, so an assignment without it gains by
+    taking it (the exchange argument), and the set of best assignments, hence the
+    lexicographic choice, is the set with it of the rest's. Applies only where a key
+    decides equality: every field hashable and typed, no label fault
+    (each label read under its field's own comparison), at most
+    ``tuning.TUNING.lexi_forced_fields_max`` fields (the shared counts try every subset
+    of fields); otherwise none."""
+    fields = len(specs)
+    if not tuning.TUNING.lexi_forced or fields > tuning.TUNING.lexi_forced_fields_max or \
+            not all(leaf.compare != "mix" and walker.hashable(leaf) for leaf, *_ in specs):
+        return []
+    count_left = collections.Counter(sig_left)
+    count_right = collections.Counter(sig_right)
+    at_right = {sig: k for k, sig in enumerate(sig_right) if count_right[sig] == 1 and sig}
+    pairs = [(k, at_right[sig]) for k, sig in enumerate(sig_left)
+             if count_left[sig] == 1 and sig in at_right]
+    if not pairs:
+        return []
+    ids_left = np.full((fields, len(sig_left)), -1, np.int64)
+    ids_right = np.full((fields, len(sig_right)), -1, np.int64)
+    for b, (leaf, *_) in enumerate(specs):
+        numbers: dict[tuple, int] = {}
+        for k, got in enumerate(reads_left[b]):
+            if got is not EMPTY_READ:
+                if got[0] != leaf.compare:
+                    return []  # a label fault: a key under another comparison
+                ids_left[b, k] = numbers.setdefault(got, len(numbers))
+        ids_right[b] = [-1 if got is EMPTY_READ else numbers.get(got, -2)
+                        for got in reads_right[b]]
+    rows = np.array([k for k, _ in pairs])
+    cols = np.array([k for _, k in pairs])
+    stated = (ids_left[:, rows] >= 0).sum(axis=0)
+    forced = _most_shared(ids_left[:, rows], ids_right) + \
+        _most_shared(ids_right[:, cols], ids_left) < stated
+    return [pair for pair, kept in zip(pairs, forced.tolist(), strict=True) if kept]
+
+
+def _most_shared(mine: np.ndarray, others: np.ndarray) -> np.ndarray:
+    """For each column of ``mine`` (a field x item array of key ids, -1 empty), the most
+    keys it shares with any column of ``others`` besides the one alike item, which
+    shares all of them (a key id below 0 matches nothing)."""
+    fields, n = mine.shape
+    most = np.zeros(n, np.int64)
+    for size in range(fields, 0, -1):
+        open_ = most == 0
+        if not open_.any():
+            break
+        for subset in itertools.combinations(range(fields), size):
+            have = open_ & (mine[list(subset)] >= 0).all(axis=0)
+            there = (others[list(subset)] >= 0).all(axis=0)
+            if not have.any() or not there.any():
+                continue
+            codes = _codes(np.concatenate((mine[list(subset)][:, have],
+                                           others[list(subset)][:, there]), axis=1))
+            split = int(have.sum())
+            counts = np.bincount(codes[split:], minlength=int(codes.max()) + 1)
+            found = np.flatnonzero(have)[counts[codes[:split]] > 1]  # the alike one, another
+            most[found] = size
+            open_[found] = False
+    return most
+
+
+def _codes(ids: np.ndarray) -> np.ndarray:
+    """One small integer per column of key ids (>= 0), equal exactly for equal columns."""
+    code = ids[0].copy()
+    for row in ids[1:]:
+        code = code * (int(row.max()) + 1) + row
+        if int(code.max()) >= 2**40:  # renumber before the next product could overflow
+            code = np.unique(code, return_inverse=True)[1].reshape(-1)
+    return np.unique(code, return_inverse=True)[1].reshape(-1)
 
 
 def _groups(signatures: list[str], raw: list, index: list[int]) -> list[list[int]]:

@@ -73,8 +73,9 @@ def assign(row_sizes: Sequence[int], col_sizes: Sequence[int], rows: np.ndarray,
 def _start(n_rows: int, n_cols: int, rows: np.ndarray, cols: np.ndarray,
            weights: np.ndarray) -> np.ndarray:
     """The edges worth at least half the best edge of their label group or of their
-    result group (``tuning.TUNING.lexi_subset`` False: every edge)."""
-    if not tuning.TUNING.lexi_subset:
+    result group; every edge when there are fewer than ``tuning.TUNING.lexi_subset_min``
+    (one solve of them all is then the quicker)."""
+    if len(weights) < tuning.TUNING.lexi_subset_min:
         return np.ones(len(weights), bool)
     starts = np.concatenate(([0], np.flatnonzero(rows[1:] != rows[:-1]) + 1))  # sorted
     best_row = np.repeat(np.maximum.reduceat(weights, starts),

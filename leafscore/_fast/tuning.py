@@ -29,8 +29,10 @@ class Tuning:
     assignment is found by scipy on the items, groups of alike items expanded (above it,
     on the groups in Python integers); ``lexi_greedy``: settle 2.1's ties greedily in
     each tight component where that gives a best assignment (else exactly);
-    ``lexi_subset``: find 2.1's best assignment on each group's better edges first,
-    then on any edge its duals leave uncovered.
+    ``lexi_subset_min``: edges from which 2.1's best assignment is found on each
+    group's better edges first, then on any edge its duals leave uncovered;
+    ``lexi_forced``: take out first the flat pairs every best 2.1 assignment makes
+    (``flat.forced_pairs_2_1``), for items of at most ``lexi_forced_fields_max`` fields.
 
     One field is not a choice between equal ways but a safety budget: ``fuzzy_budget``,
     the most similarities computed per fuzzy field of one array (distinct label texts x
@@ -48,7 +50,9 @@ class Tuning:
     compiled_text_max: int = 16 * 2**20
     lexi_units_max: int = 20_000_000
     lexi_greedy: bool = True
-    lexi_subset: bool = True
+    lexi_subset_min: int = 1_000_000
+    lexi_forced: bool = True
+    lexi_forced_fields_max: int = 6
     fuzzy_budget: int = 50_000_000
 
 
