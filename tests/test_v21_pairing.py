@@ -26,8 +26,10 @@ ADDRESS = re.compile(r"rows\[(r?)(\d+)\](.*)", re.S)
 
 def content(doc: scorer.DocScore, label: dict, result: dict) -> list[tuple]:
     """The verdicts with each array item named by its content instead of its index, so
-    that shuffling either side leaves them equal: per verdict (side, item JSON, the rest
-    of its address, kind, label value, result value), sorted."""
+    that shuffling either side leaves them equal: per verdict (side, item JSON with
+    sorted keys, the rest of its address, kind, label value, result value), sorted.
+    Items whose JSON differs only in member order are alike to the rule (spec 2.1 §1:
+    raw JSON with sorted keys), so they are named alike."""
     out = []
     for v in doc.verdicts:
         found = ADDRESS.fullmatch(v.address)
@@ -35,8 +37,8 @@ def content(doc: scorer.DocScore, label: dict, result: dict) -> list[tuple]:
             out.append(("", "", v.address, v.kind, repr(v.label), repr(v.result)))
             continue
         side, index, rest = found.groups()
-        item = (result if side else label)["rows"][int(index)]
-        out.append((side, repr(item), rest, v.kind, repr(v.label), repr(v.result)))
+        item = (result if side else label)["rows"][int(index)]  # as canonical order sees it
+        out.append((side, scorer.raw_text(item), rest, v.kind, repr(v.label), repr(v.result)))
     return sorted(out)
 
 
@@ -71,7 +73,7 @@ def padded(schema: dict, value: dict, side: str, many: int) -> dict | None:
 
 
 def without_pads(rows: list[tuple]) -> list[tuple]:
-    return [row for row in rows if "'zz" not in row[1]]
+    return [row for row in rows if '"zz' not in row[1]]
 
 
 @settings(SETTINGS, max_examples=25)

@@ -344,14 +344,11 @@ def forced_pairs_2_1(walker: Any, specs: list[tuple], sig_left: list[str],
     ids_left = np.full((fields, len(sig_left)), -1, np.int64)
     ids_right = np.full((fields, len(sig_right)), -1, np.int64)
     for b, (leaf, *_) in enumerate(specs):
-        numbers: dict[tuple, int] = {}
-        for k, got in enumerate(reads_left[b]):
-            if got is not EMPTY_READ:
-                if got[0] != leaf.compare:
-                    return []  # a label fault: a key under another comparison
-                ids_left[b, k] = numbers.setdefault(got, len(numbers))
-        ids_right[b] = [-1 if got is EMPTY_READ else numbers.get(got, -2)
-                        for got in reads_right[b]]
+        if set(map(TAG, reads_left[b])) - {None, leaf.compare}:
+            return []  # a label fault: a key under another comparison
+        numbers: dict[tuple, int] = {EMPTY_READ: -1}
+        ids_left[b] = [numbers.setdefault(got, len(numbers)) for got in reads_left[b]]
+        ids_right[b] = [numbers.get(got, -2) for got in reads_right[b]]
     rows = np.array([k for k, _ in pairs])
     cols = np.array([k for _, k in pairs])
     stated = (ids_left[:, rows] >= 0).sum(axis=0)
@@ -361,13 +358,14 @@ def forced_pairs_2_1(walker: Any, specs: list[tuple], sig_left: list[str],
 
 
 def _most_shared(mine: np.ndarray, others: np.ndarray) -> np.ndarray:
-    """For each column of ``mine`` (a field x item array of key ids, -1 empty), the most
-    keys it shares with any column of ``others`` besides the one alike item, which
-    shares all of them (a key id below 0 matches nothing)."""
+    """For each column of ``mine`` (a field x item array of key ids, -1 empty), a bound on
+    the keys it shares with any column of ``others`` besides the one alike item (which
+    shares all of them; a key id below 0 matches nothing): the most found from two up,
+    else 1 (a column sharing none counts as sharing one: the bound stays safe)."""
     fields, n = mine.shape
-    most = np.zeros(n, np.int64)
-    for size in range(fields, 0, -1):
-        open_ = most == 0
+    most = np.ones(n, np.int64)
+    for size in range(2, fields + 1):
+        open_ = most == size - 1  # shares size - 1: may share size
         if not open_.any():
             break
         for subset in itertools.combinations(range(fields), size):
