@@ -355,19 +355,17 @@ def _settle(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
         inside = by_component[start:start + int((label[a_rows] == component).sum())]
         g_rows, g_cols = a_rows[inside], a_cols[inside]
         if bool((p[g_rows] == 1).all()) and bool((q[g_cols] == 1).all()):
-            out.update(_definition_in(g_rows, g_cols, flow[allowed][inside], u, v))
+            out.update(_units_in(g_rows, g_cols, flow[allowed][inside], u, v))
         else:
             out.update(_raise_in_order(p, q, g_rows, g_cols, flow[allowed][inside], u, v))
     return out
 
 
-def _definition_in(rows: np.ndarray, cols: np.ndarray, flow: np.ndarray, u: np.ndarray,
-                   v: np.ndarray) -> Flows:
-    """One component of single items, settled by the definition's own rule
-    (``scorer.lexicographic_choice``) from this best matching and these duals, over the
-    component's edges that some best assignment uses (they are its tight edges here)."""
-    import scorer
-
+def _units_in(rows: np.ndarray, cols: np.ndarray, flow: np.ndarray, u: np.ndarray,
+              v: np.ndarray) -> Flows:
+    """One component of single items, settled by the lexicographic rule from this best
+    matching and these duals, over the component's edges some best assignment uses
+    (they are its tight edges here): :func:`_choose`."""
     row_ids, col_ids = sorted(set(rows.tolist())), sorted(set(cols.tolist()))
     at_r = {g: k for k, g in enumerate(row_ids)}
     at_c = {h: k for k, h in enumerate(col_ids)}
@@ -377,9 +375,85 @@ def _definition_in(rows: np.ndarray, cols: np.ndarray, flow: np.ndarray, u: np.n
         tight[at_r[g]].append(at_c[h])
         if paired:
             mate_row[at_r[g]], mate_col[at_c[h]] = at_c[h], at_r[g]
-    chosen = scorer.lexicographic_choice(tight, u[row_ids].tolist(), v[col_ids].tolist(),
-                                         mate_row, mate_col)
-    return {(row_ids[a], col_ids[b]): 1 for a, b in chosen}
+    _choose(tight, (u[row_ids] == 0).tolist(), (v[col_ids] == 0).tolist(), mate_row, mate_col)
+    return {(row_ids[r], col_ids[c]): 1 for r, c in enumerate(mate_row) if c >= 0}
+
+
+def _choose(tight: list[list[int]], row_free: list[bool], col_free: list[bool],
+            mate_row: list[int], mate_col: list[int]) -> None:
+    """The rule of ``scorer.lexicographic_choice``, changing ``mate_row``/``mate_col``:
+    rows in order, each moved to its earliest tight column (before its own) that an
+    alternating rotation allows, then kept. ``row_free``/``col_free``: which may end
+    unpaired (zero dual).
+
+    Where the definition searches once per candidate column, this searches once per row,
+    backwards from the row's own column (or from outside, for an unpaired row): a column
+    is allowed exactly when that search reaches it, and the earliest one reached is taken.
+    Steps of a rotation, forwards: a column's owner must move (column -> its row); a row
+    takes another tight column (row -> column); a zero-dual row drops out, a free column
+    absorbs (-> outside); from outside, a free row comes in or a zero-dual column is let go
+    (outside -> row or column). Kept rows and columns take no part."""
+    rows, cols = len(mate_row), len(mate_col)
+    by_col: list[list[int]] = [[] for _ in range(cols)]
+    for r, line in enumerate(tight):
+        for c in line:
+            by_col[c].append(r)
+    done_row, done_col = [False] * rows, [False] * cols
+    outside = ("z", -1)
+    for r in range(rows):
+        mine = mate_row[r]
+        wanted = [c for c in tight[r] if not done_col[c] and (mine < 0 or c < mine)]
+        if wanted:
+            target = ("c", mine) if mine >= 0 else outside
+            toward = {target: None}  # node -> the next node on its way to the target
+            queue, earliest = [target], ("c", wanted[0])
+            for node in queue:
+                for before in _before(node, r, by_col, mate_row, mate_col, row_free,
+                                      col_free, done_row, done_col):
+                    if before not in toward:
+                        toward[before] = node
+                        queue.append(before)
+                if earliest in toward:  # nothing earlier to look for
+                    break
+            first = next((c for c in wanted if ("c", c) in toward), -1)
+            if first >= 0:
+                _rotate(r, first, toward, mate_row, mate_col)
+        done_row[r] = True
+        if mate_row[r] >= 0:
+            done_col[mate_row[r]] = True
+
+
+def _before(node: tuple[str, int], r: int, by_col: list[list[int]], mate_row: list[int],
+            mate_col: list[int], row_free: list[bool], col_free: list[bool],
+            done_row: list[bool], done_col: list[bool]) -> list[tuple[str, int]]:
+    """The nodes with a rotation step into ``node`` (see :func:`_choose`)."""
+    kind, k = node
+    if kind == "r":  # its column must move it, or it is a free row coming in
+        mine = mate_row[k]
+        return [("c", mine)] if mine >= 0 and not done_col[mine] else [("z", -1)]
+    if kind == "c":  # a row takes it; from outside when it may be let go
+        found = [("r", x) for x in by_col[k] if x != r and not done_row[x] and mate_row[x] != k]
+        if mate_col[k] >= 0 and col_free[k]:
+            found.append(("z", -1))
+        return found
+    return [("r", x) for x in range(len(mate_row)) if x != r and not done_row[x] and
+            mate_row[x] >= 0 and row_free[x]] + [
+        ("c", y) for y in range(len(mate_col)) if not done_col[y] and mate_col[y] < 0]
+
+
+def _rotate(r: int, c: int, toward: dict, mate_row: list[int], mate_col: list[int]) -> None:
+    """Row ``r`` takes column ``c``; each step on the way to the target is applied."""
+    mate_row[r], mate_col[c] = c, r
+    node = ("c", c)
+    while (after := toward[node]) is not None:  # None: the target, r's old column or outside
+        kind, k = node
+        if kind == "r" and after[0] == "c":  # the row takes the next column
+            mate_row[k], mate_col[after[1]] = after[1], k
+        elif kind == "r":  # the row drops out
+            mate_row[k] = -1
+        elif kind == "z" and after[0] == "c":  # a zero-dual column is let go
+            mate_col[after[1]] = -1
+        node = after  # a column's owner moving on, a free column or row: nothing to write
 
 
 def _allowed(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
