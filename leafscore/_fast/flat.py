@@ -279,9 +279,9 @@ def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: list, r
                                pick(reads_left, first_left), pick(reads_right, first_right),
                                pick(values_right, first_right)) \
             if groups_left and groups_right else []
-        block = _rows(walker, specs, address, sorted(pairs + forced), 0, index_left,
+        block = _rows(walker, specs, address, forced + pairs, len(forced), index_left,
                       index_right, values_left, values_right, reads_left, reads_right)
-        return _emit(block, out, document)
+        return _emit(_in_label_order(block), out, document)
     order_left = sorted(range(len(index_left)), key=sig_left.__getitem__)
     order_right = sorted(range(len(index_right)), key=sig_right.__getitem__)
     pairs: list[tuple[int, int]] = []
@@ -306,6 +306,22 @@ def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: list, r
     block = _rows(walker, specs, address, pairs, same, index_left, index_right, values_left,
                   values_right, reads_left, reads_right)
     return _emit(block, out, document)
+
+
+def _in_label_order(block: FlatRows) -> FlatRows:
+    """The block with its pairs listed by label item (2.1's order), made from pairs given
+    forced ones first (whose identical rows are then checked all at once)."""
+    order = sorted(range(len(block.at_left)), key=block.at_left.__getitem__)
+    if order == list(range(len(order))):
+        return block
+
+    def put(column: list) -> list:
+        return list(map(column.__getitem__, order))
+
+    fields = [(suffix, path, put(kinds), value, other, put(label_keys), put(result_keys))
+              for suffix, path, kinds, value, other, label_keys, result_keys in block.fields]
+    return FlatRows(put(block.bases), put(block.at_left), put(block.at_right), fields,
+                    block.unpaired)
 
 
 def _without(n: int, taken: set[int]) -> list[int]:
