@@ -1,33 +1,16 @@
 """leafscore's scorer: the definition of every scoring version, in one file.
 
-A system reads a document and returns JSON for a JSON Schema; this file scores that JSON
-(the *result*, or prediction) against a hand-verified *label*, leaf by leaf, as the
-specifications say (``shared/spec/scoring-*.md``), each rule in one place. The
-``leafscore`` package runs the same definition faster (``leafscore._fast``) and proves
-in its tests that both engines give the same verdicts, row for row.
+This file scores a system's JSON (the *result*) against a hand-verified *label* under a JSON
+Schema, leaf by leaf, as ``shared/spec/scoring-{1.0,2.0,2.1}.md`` say, each rule in one place;
+docs/SCORING.md maps each spec section to its function. ``leafscore._fast`` runs the same rules
+faster; the tests hold both engines to the same verdicts. 1.0 is DocuBench 0.1.0, faults
+included; 2.0 is frozen with its known fault; 2.1 is the default.
 
-* **2.0** -- leafscore's own metric (``spec/scoring-2.0.md``): typed canonical values,
-  optimal order-free array matching, one verdict per leaf; frozen with its known fault,
-  ties between optimal pairings broken by the solver its release picked by size.
-* **1.0** -- DocuBench 0.1.0 exactly (``spec/scoring-1.0.md``), faults included: greedy
-  pairing, ``\\W``-stripped text, arrays keyed by their top-level member.
-
-The model: the schema picks the scored leaves (field paths such as ``lines[].qty``);
-each leaf value is read once into one canonical value of its comparison kind; array
-items are paired order-independently; every scored leaf gets one verdict (correct,
-wrong_value, missing, ...); a document scores the share of correct verdicts, a system
-the macro average.
-
-    >>> import scorer
-    >>> scorer.score({"total": "1,240.00"}, {"type": "object",
-    ...     "properties": {"total": {"type": "number"}}}, {"total": 1240}).value
-    1.0
-
-``python scorer.py`` scores the benchmark folder in the current directory;
-``python scorer.py RESULT SCHEMA LABEL`` one document. Sections, in reading order:
-2 vocabulary; 3 canonical values; 4 schema walk; 5 one leaf; 6-7 reading, the walk and
-pairing; 8 version 1.0; 9 versions and entry points; 10 files, folder and command line.
-docs/SCORING.md maps each section of the specifications to the function that states it.
+The model: the schema picks the scored leaves (``lines[].qty``); each leaf value is read once
+into a canonical value of its comparison kind; array items are paired order-independently;
+each leaf gets one verdict; a document scores the share of correct verdicts, a system the macro
+average. ``python scorer.py [ROOT]`` scores a benchmark folder, ``python scorer.py RESULT
+SCHEMA LABEL`` one document.
 """
 
 from __future__ import annotations
@@ -45,10 +28,12 @@ import statistics
 import sys
 import tomllib
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Decimal, localcontext
+from functools import reduce
 from pathlib import Path
 from typing import Any, NamedTuple, NoReturn
 
@@ -60,6 +45,16 @@ import regex
 
 SCORING_VERSIONS: tuple[str, ...] = ("1.0", "2.0", "2.1")  #: versions defined here, oldest first
 DEFAULT_VERSION = "2.1"  #: what ``score()`` uses when no version is given
+#: Verdict kind -> its (tp, fp, fn) (spec 2.0 §4); ``correct_absence`` is reported, not scored.
+VERDICT_KINDS: dict[str, tuple[int, int, int]] = {
+    "correct": (1, 0, 0), "wrong_value": (0, 1, 1), "type_error": (0, 1, 1), "missing": (0, 0, 1),
+    "hallucinated": (0, 1, 0), "extra_item": (0, 1, 0), "parse_failure": (0, 0, 1),
+    "correct_absence": (0, 0, 0)}
+#: The ``compare`` values an ``x-leafscore`` option may name (spec 2.0 §2).
+COMPARE_MODES: tuple[str, ...] = ("exact", "text", "number", "date", "boolean", "fuzzy", "ignore")
+#: Date formats tried after ISO 8601 when a field sets none (spec 2.0 §3), in order.
+DEFAULT_DATE_FORMATS: tuple[str, ...] = (
+    "%Y-%m-%d", "%m/%d/%Y", "%d.%m.%Y", "%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%Y/%m/%d")
 
 
 def json_pointer(path: Sequence[Any]) -> str:
@@ -72,15 +67,7 @@ def _token(name: str) -> str:
 
 
 class InputError(ValueError):
-    """Input leafscore cannot use, at a place: the one error family of scorer and package.
-
-    ``file`` names the input as given (a path, ``"gold.jsonl:3"``, or ``""`` in memory);
-    ``pointer`` is an RFC 6901 pointer into it (``""``: the whole value), a TOML key, or a
-    text position (``"line 3 column 5"``, ``"byte 17"``); ``reason`` says what is wrong.
-    Every field is in ``.args``, so it pickles across workers. Printed on one line:
-    ``schemas/a.json#/properties/x: reason``, ``benchmark.toml:options: reason``,
-    ``labels/a.json: reason``.
-    """
+    """Unusable input: ``file``, ``pointer`` (RFC 6901, TOML key, text position), ``reason``."""
 
     def __init__(self, file: str, pointer: str, reason: str) -> None:
         super().__init__(file, pointer, reason)
@@ -91,46 +78,19 @@ class InputError(ValueError):
         """The place, as :attr:`pointer` (the name reading errors used to give it)."""
         return self.pointer
 
-    def __str__(self) -> str:
-        if self.pointer.startswith("/"):
-            place = f"{self.file}#{self.pointer}"
-        else:
-            place = f"{self.file}:{self.pointer}" if self.pointer else self.file
+    def __str__(self) -> str:  # schemas/a.json#/properties/x: ..., benchmark.toml:options: ...
+        mark = "#" if self.pointer.startswith("/") else ":"
+        place = f"{self.file}{mark}{self.pointer}" if self.pointer else self.file
         return f"{place}: {self.reason}" if place else self.reason
 
 
 class ScoringError(InputError):
-    """A schema or label the metric cannot score (``pointer`` into it). Never raised for
-    a bad result."""
-
-
-#: Verdict kind -> its (tp, fp, fn) (spec 2.0 §4). ``correct_absence`` (both sides
-#: empty) is reported only, never scored.
-VERDICT_KINDS: dict[str, tuple[int, int, int]] = {
-    "correct": (1, 0, 0), "wrong_value": (0, 1, 1), "type_error": (0, 1, 1),
-    "missing": (0, 0, 1), "hallucinated": (0, 1, 0), "extra_item": (0, 1, 0),
-    "parse_failure": (0, 0, 1), "correct_absence": (0, 0, 0),
-}
-#: The ``compare`` values an ``x-leafscore`` option may name (spec 2.0 §2).
-COMPARE_MODES: tuple[str, ...] = ("exact", "text", "number", "date", "boolean", "fuzzy", "ignore")
-#: Date formats tried after ISO 8601 when a field sets none (spec 2.0 §3), in order.
-DEFAULT_DATE_FORMATS: tuple[str, ...] = (
-    "%Y-%m-%d", "%m/%d/%Y", "%d.%m.%Y", "%B %d, %Y", "%b %d, %Y", "%d %B %Y", "%Y/%m/%d")
+    """A schema or label the metric cannot score (``pointer`` into it); never for a result."""
 
 
 class Verdict(NamedTuple):
-    """The fate of one leaf address in one document (versions 2.x).
-
-    ``address``: the concrete place (``lines[3].qty``: label item 3; ``lines[r5].qty``: a
-    result item paired with no label item); ``field``: the path per-field counts group by
-    (``lines[].qty``; a member name that is empty or holds ``.[]"\\`` is written
-    ``["<name>"]``); ``kind``: a key of :data:`VERDICT_KINDS`; ``label``/``result``: the
-    raw JSON values (``None`` when absent); ``label_canon``/``result_canon``: what the
-    comparison saw, as JSON (text canon, numbers as plain decimal text, dates as ISO text
-    or ``"~"`` + text canon, booleans, exact values as canonical JSON), ``None`` for an
-    empty or unreadable side.
-    """
-
+    """One leaf address's verdict (2.x): ``lines[3].qty``, its field ``lines[].qty``, its kind,
+    the raw values and what the comparison saw of each (None: empty or unreadable)."""
     address: str
     field: str
     kind: str
@@ -146,10 +106,7 @@ class Verdict(NamedTuple):
 
 @dataclass(frozen=True)
 class FieldCounts:
-    """The counts of one field path: ``tp``, ``fp``, ``fn`` >= 0. ``precision`` = tp /
-    (tp + fp), ``recall`` = tp / (tp + fn), ``f1`` = 2 tp / (2 tp + fp + fn); each is
-    ``None`` when its denominator is 0 (spec 2.0 §4: "0/0 is reported as none")."""
-
+    """One field path's tp, fp, fn; precision, recall, f1 in [0, 1], None for 0/0 (spec 2.0 §4)."""
     tp: int = 0
     fp: int = 0
     fn: int = 0
@@ -178,17 +135,7 @@ class FieldCounts:
 
 @dataclass(frozen=True)
 class DocScore:
-    """A document's score under a 2.x version, derived entirely from its verdicts.
-
-    ``value``: accuracy in [0, 1] = correct / scored verdicts (1.0 when nothing is
-    scored, 0.0 for a parse failure); ``verdicts``: one :class:`Verdict` per leaf
-    address, in walk order (a sequence; the fast engine makes its items when read);
-    ``counts``: every kind of :data:`VERDICT_KINDS`, zeros included; ``fields``: field
-    path -> :class:`FieldCounts`, sorted, for fields with a scored verdict; ``exact``:
-    False only where a safety budget made a pairing approximate (spec 2.0 §5; the
-    definition never approximates; the fast engine's budgets are in docs/LIMITS.md).
-    """
-
+    """A 2.x document score from its verdicts: ``value`` in [0, 1], ``counts``, ``fields``."""
     version: str
     value: float
     verdicts: Sequence[Verdict]
@@ -212,8 +159,7 @@ class DocScore:
 
     @staticmethod
     def accuracy_of(counts: Mapping[str, int]) -> float:
-        """Correct / counts other than ``correct_absence``, 1.0 when there are none: the one
-        place accuracy is written (a stored score is checked against it)."""
+        """Correct / all but ``correct_absence``, 1.0 for none: the one accuracy formula."""
         scored = sum(counts.values()) - counts["correct_absence"]
         return counts["correct"] / scored if scored else 1.0
 
@@ -222,16 +168,11 @@ class DocScore:
         return dataclasses.replace(self, **changes)
 
     def verdict_tally(self) -> dict[tuple[str, str], int]:
-        """(field path, kind) -> how many verdicts, correct absences included, in
-        first-seen order."""
-        tally: dict[tuple[str, str], int] = {}
-        for verdict in self.verdicts:
-            tally[verdict.field, verdict.kind] = tally.get((verdict.field, verdict.kind), 0) + 1
-        return tally
+        """(field path, kind) -> how many verdicts, correct absences included, first seen first."""
+        return dict(Counter((verdict.field, verdict.kind) for verdict in self.verdicts))
 
     def to_dict(self, verdicts: bool = False) -> dict[str, Any]:
-        """``{"version", "accuracy", "counts", "fields"}``, with ``"verdicts"`` when asked
-        and ``"exact"`` only when it is False."""
+        """JSON: version, accuracy, counts, fields (+ verdicts when asked, exact when False)."""
         out: dict[str, Any] = {
             "version": self.version, "accuracy": self.value, "counts": dict(self.counts),
             "fields": {path: counts.to_dict() for path, counts in self.fields.items()}}
@@ -243,16 +184,14 @@ class DocScore:
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> DocScore:
-        """Inverse of ``to_dict(verdicts=True)``. KeyError if a key is missing."""
+        """Inverse of ``to_dict(verdicts=True)``; KeyError if a key is missing."""
         fields = {path: FieldCounts(c["tp"], c["fp"], c["fn"])
                   for path, c in data["fields"].items()}
-        return cls(data["version"], data["accuracy"],
-                   tuple(Verdict(**v) for v in data.get("verdicts", ())),
-                   dict(data["counts"]), fields, data.get("exact", True))
+        return cls(data["version"], data["accuracy"], tuple(Verdict(**v) for v in data.get(
+            "verdicts", ())), dict(data["counts"]), fields, data.get("exact", True))
 
 
 def _option_number(name: str, value: Any, low: float, high: float) -> float:
-    """A finite number in [low, high] for option ``name``, else ValueError."""
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise ValueError(f"x-leafscore option {name!r} must be a number, not {value!r}")
     try:
@@ -266,17 +205,7 @@ def _option_number(name: str, value: Any, low: float, high: float) -> float:
 
 @dataclass(frozen=True)
 class Options:
-    """Per-field scoring options, the ``x-leafscore`` keys (spec 2.0 §2): benchmark-wide
-    defaults refined by schema nodes with :meth:`merged` (inherited, nearest node wins).
-
-    ``compare``: a :data:`COMPARE_MODES` value, or None (by schema type); ``abs_tol`` >= 0
-    and ``rel_tol`` in [0, 1]: equal when ``|a - b| <= max(abs_tol, rel_tol * max(|a|,
-    |b|))``; ``threshold`` in [0, 1]: fuzzy similarity needed; ``decimal_separator``:
-    ``"."`` or ``","``; ``date_formats``: ``strptime`` formats replacing
-    :data:`DEFAULT_DATE_FORMATS` (ISO 8601 is always tried first); ``ordered``: pair
-    array items by position.
-    """
-
+    """The ``x-leafscore`` options (spec 2.0 §2); ``rel_tol`` and ``threshold`` in [0, 1]."""
     compare: str | None = None
     abs_tol: float = 0.0
     rel_tol: float = 0.0
@@ -291,22 +220,20 @@ class Options:
         return cls().merged(mapping)
 
     def merged(self, mapping: Mapping[str, Any] | None) -> Options:
-        """A copy with ``mapping``'s options set. Raises ValueError naming an unknown key or
-        quoting a bad value (and the choices, for choices)."""
+        """A copy with ``mapping``'s options set; ValueError for an unknown key or bad value."""
         if mapping is None:
             return self
         if not isinstance(mapping, Mapping):
             raise ValueError(f"x-leafscore must be an object, not {mapping!r}")
         known = {f.name for f in dataclasses.fields(self)}
-        unknown = sorted(set(mapping) - known)
-        if unknown:
+        if unknown := sorted(set(mapping) - known):
             raise ValueError(f"unknown x-leafscore option(s) {', '.join(map(repr, unknown))}; "
                              f"known: {', '.join(sorted(known))}")
         changes: dict[str, Any] = {}
         for name, value in mapping.items():
             if name == "compare" and value is not None and value not in COMPARE_MODES:
-                raise ValueError(f"compare={value!r} is not one of "
-                                 f"{', '.join(map(repr, COMPARE_MODES))}")
+                choices = ", ".join(map(repr, COMPARE_MODES))
+                raise ValueError(f"compare={value!r} is not one of {choices}")
             if name in ("abs_tol", "rel_tol", "threshold"):
                 value = _option_number(name, value, 0.0, math.inf if name == "abs_tol" else 1.0)
             elif name == "decimal_separator" and value not in (".", ","):
@@ -322,15 +249,14 @@ class Options:
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        """Every option with its resolved value, as JSON (``date_formats`` as a list)."""
+        """Every option's resolved value, as JSON."""
         out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         if out["date_formats"] is not None:
             out["date_formats"] = list(out["date_formats"])
         return out
 
     def digest(self) -> str:
-        """The ``opts:`` part of a signature: 8 hex digits of the sha256 of
-        :meth:`to_dict` as canonical JSON (sorted keys, no spaces)."""
+        """A signature's ``opts:``: 8 hex digits of the sha256 of :meth:`to_dict` as sorted JSON."""
         text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
 
@@ -343,19 +269,10 @@ class Options:
 # =====================================================================================
 # 3. Canonical values (spec 2.0 §3, §7 "Values")
 # =====================================================================================
-# One function per comparison kind: the canonical value of a JSON scalar, or None when it
-# cannot be read as that kind. Comparisons, pair weights, signatures and candidate keys
-# are all made from these values and nothing else.
-
+# One function per comparison kind: a JSON scalar's canonical value, None if unreadable so.
 
 def is_empty(value: Any) -> bool:
-    """Whether ``value`` states nothing (spec 2.0 §3): ``None``, ``""``, whitespace-only
-    text, ``[]``, ``{}``, or a container whose members are all empty. Numbers and
-    booleans never are; ``"N/A"`` is a value. Iterative: any depth is safe."""
-    if value is None:
-        return True
-    if isinstance(value, str):
-        return not value.strip()
+    """Whether ``value`` states nothing: None, blank text, a container of such (spec 2.0 §3)."""
     stack = [value]
     while stack:
         item = stack.pop()
@@ -372,8 +289,7 @@ def is_empty(value: Any) -> bool:
 
 
 def plain_decimal(number: Decimal) -> str:
-    """Shortest plain decimal text of a finite Decimal: ``Decimal("12.0")`` -> ``"12"``,
-    ``-0`` -> ``"0"``; exponents beyond 40 digits as ``1.5E+99``."""
+    """Shortest plain text of a finite Decimal: ``12.0`` -> ``"12"``, ``1.5E+99`` past 40 digits."""
     text = str(number)
     if len(text) <= 40 and "E" not in text:  # str wrote it plainly: drop trailing zeros
         text = text.rstrip("0").rstrip(".") if "." in text else text
@@ -397,9 +313,7 @@ def plain_decimal(number: Decimal) -> str:
 
 
 def json_decimal(value: Any) -> Decimal | None:
-    """A JSON number (never a bool) as an exact Decimal, or None for NaN/Infinity: a float
-    read from a file by its written form (:class:`JSONNumber`), any other float by its
-    shortest form (``0.1`` -> ``Decimal("0.1")``), never its binary value (spec 2.0 §7)."""
+    """A JSON number as an exact Decimal, a float by its written or shortest form (spec 2.0 §7)."""
     if isinstance(value, bool):
         return None
     if isinstance(value, int):
@@ -413,22 +327,21 @@ def json_decimal(value: Any) -> Decimal | None:
 
 
 # ----- text ----------------------------------------------------------------------------
-
 _CF = regex.compile(r"[\p{Cf}\uFE00-\uFE0F\U000E0100-\U000E01EF]")  # format chars, VS
 _DASH = regex.compile(r"[\p{Pd}\u2212]")
-_FOLDS = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
-                        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"',
-                        "\u2044": "/", "\u2215": "/"})
+_FOLDS = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u201c": '"',
+                        "\u201d": '"', "\u201e": '"', "\u201f": '"', "\u2044": "/", "\u2215": "/"})
 _SPACE = regex.compile(r"[\s\p{Z}]+")
 _SIGN = regex.compile(r"[+-](?=\p{Nd})")
 _TEXT_DROP = regex.compile(r"(?!(?<=\p{Nd})[.,/:](?=\p{Nd}))[\p{P}\p{S}]")
 _STREAM_SAFE_RUN = 30  # non-starters in a row, UAX #15 section 13
+_DEGREE = str.maketrans({"\u00ba": "\u00b0", "\u02da": "\u00b0"})  # º and ˚ typed for °
+_DOT_ABOVE = regex.compile(r"(?<=i)\u0307")  # İ casefolds to i + U+0307
+_KEPT_SIGNS = regex.compile(r"((?<=[\p{L}\p{N}])[+#-]+(?=[\s\p{Z}]|$))")  # 2.1: "C++", "A-"
 
 
 def _stream_safe(text: str) -> str:
-    """``text`` in the Stream-Safe Text Format of UAX #15 §13: U+034F after every 30
-    non-starters in a row, on both sides alike (docs/SCORING.md, choices: NFKC's
-    reordering is quadratic in such a run; real text never holds one)."""
+    """UAX #15's Stream-Safe Format: U+034F after each 30 non-starters (NFKC is quadratic)."""
     if len(text) <= _STREAM_SAFE_RUN:
         return text
     marks = [c for c in set(text) if all(map(unicodedata.combining,
@@ -441,17 +354,8 @@ def _stream_safe(text: str) -> str:
                    text)
 
 
-_DEGREE = str.maketrans({"\u00ba": "\u00b0", "\u02da": "\u00b0"})  # º and ˚ typed for °
-_DOT_ABOVE = regex.compile(r"(?<=i)\u0307")  # İ casefolds to i + U+0307
-# A run of +, - or # right after a letter or digit and ending a word: kept in 2.1
-_KEPT_SIGNS = regex.compile(r"((?<=[\p{L}\p{N}])[+#-]+(?=[\s\p{Z}]|$))")
-
-
 def text_fold(text: str, v21: bool = False) -> str:
-    """The first five text steps (spec 2.0 §7): strip; NFKC (of the stream-safe form);
-    casefold; delete ``\\p{Cf}`` and variation selectors; fold fraction slashes to ``/``,
-    dashes and minus to ``-``, curly quotes to ASCII. ``v21`` (spec 2.1 §2): ``º`` and
-    ``˚`` become ``°`` before NFKC, and a dot above after ``i`` goes after casefolding."""
+    """Text canon steps 1-5 (spec 2.0 §7; ``v21``: 2.1 §2): strip, NFKC, casefold, folds."""
     if text.isascii():  # NFKC, the deletions and the folds leave ASCII as it is
         return text.strip().lower()
     if v21:
@@ -463,14 +367,7 @@ def text_fold(text: str, v21: bool = False) -> str:
 
 
 def canon_text(value: Any, v21: bool = False) -> str:
-    """Canonical text of a scalar (spec 2.0 §3, §7 "Text canon, in order"): after
-    :func:`text_fold`, keep a leading sign directly before a digit, delete whitespace,
-    then ``\\p{P}``/``\\p{S}`` except ``. , / :`` between two digits; a value this empties
-    keeps its folded text without whitespace. Numbers read as their shortest exact
-    decimal, booleans as ``true``/``false``. ``"Acme, Inc."`` -> ``"acmeinc"``,
-    ``"-98.2"`` -> ``"-98.2"``, ``"1 / 2"`` -> ``"1/2"``, ``"—"`` -> ``"-"``. ``v21``
-    (spec 2.1 §2) also keeps a run of ``+``, ``-``, ``#`` ending a word after a letter or
-    digit: ``"A+" != "A-"``, ``"C++" != "C#"``."""
+    """Canonical text of a scalar (spec 2.0 §3, §7 "Text canon"; ``v21``: 2.1 §2)."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if not isinstance(value, str):
@@ -484,30 +381,29 @@ def canon_text(value: Any, v21: bool = False) -> str:
         [folded[1:] if sign else folded]  # kept runs at odd places, which no rule touches
     canon = "".join(part if odd else _TEXT_DROP.sub("", _SPACE.sub("", part))
                     for odd, part in zip(itertools.cycle((False, True)), parts))
-    if canon:
-        return folded[0] + canon if sign else canon
-    return _SPACE.sub("", folded)
+    return (folded[0] + canon if sign else canon) if canon else _SPACE.sub("", folded)
 
 
 # ----- numbers -------------------------------------------------------------------------
-
-_ISO_4217 = frozenset("""AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD
-    BND BOB BRL BSD BTN BWP BYN BZD CAD CDF CHF CLP CNY COP CRC CUC CUP CVE CZK DJF DKK DOP
-    DZD EGP ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD HNL HRK HTG HUF IDR ILS
-    INR IQD IRR ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD
-    MAD MDL MGA MKD MMK MNT MOP MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB
-    PEN PGK PHP PKR PLN PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL SOS SRD
-    SSP STN SVC SYP SZL THB TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD UYU UZS VES VND VUV
-    WST XAF XCD XOF XPF YER ZAR ZMW ZWL""".split())  # noqa: SIM905 - a list too long to quote
+_ISO_4217 = frozenset("""AED AFN ALL AMD ANG AOA ARS AUD AWG AZN BAM BBD BDT BGN BHD BIF BMD BND
+    BOB BRL BSD BTN BWP BYN BZD CAD CDF CHF CLP CNY COP CRC CUC CUP CVE CZK DJF DKK DOP DZD EGP
+    ERN ETB EUR FJD FKP GBP GEL GHS GIP GMD GNF GTQ GYD HKD HNL HRK HTG HUF IDR ILS INR IQD IRR
+    ISK JMD JOD JPY KES KGS KHR KMF KPW KRW KWD KYD KZT LAK LBP LKR LRD LSL LYD MAD MDL MGA MKD
+    MMK MNT MOP MRU MUR MVR MWK MXN MYR MZN NAD NGN NIO NOK NPR NZD OMR PAB PEN PGK PHP PKR PLN
+    PYG QAR RON RSD RUB RWF SAR SBD SCR SDG SEK SGD SHP SLE SLL SOS SRD SSP STN SVC SYP SZL THB
+    TJS TMT TND TOP TRY TTD TWD TZS UAH UGX USD UYU UZS VES VND VUV WST XAF XCD XOF XPF YER ZAR
+    ZMW ZWL""".split())  # noqa: SIM905 - a list too long to quote
 _GROUPING = frozenset(",. '_")  # NFKC has already made NBSP and thin spaces plain spaces
 _EXPONENT = regex.compile(r"[+-]?[0-9]{1,9}")
+_LETTERS_SC_FRONT = regex.compile(r"[A-Za-z]{1,3}\p{Sc}")
+_LETTERS_SC_BACK = regex.compile(r"(?<![A-Za-z])[A-Za-z]{1,3}\p{Sc}$")
+#: Local currency abbreviations read in 2.1 (spec 2.1 §3), longest first, in any case.
+_LOCAL_CURRENCIES = ("kr.", "rs.", "fr.", "lei", "kr", "kč", "zł", "rs", "ft", "rm", "rp")
+_MINUS_2_1 = regex.compile(r"[\u2010-\u2015\u2212]")  # after NFKC folded U+FE63, U+FF0D
 
 
 def _currency_at(text: str, front: bool, v21: bool = False) -> int:
-    """Length of one currency marker at the front or back of ``text``, or 0: a
-    ``\\p{Sc}`` symbol, or an ISO 4217 code in any case standing apart from letters;
-    ``v21`` (spec 2.1 §3) also a symbol after one to three Latin letters (``R$``,
-    ``US$``) and the local abbreviations of :data:`_LOCAL_CURRENCIES`."""
+    """Length of a currency marker at the front or back of ``text``, 0 for none (2.1 §3)."""
     edge = text[:1] if front else text[-1:]
     if edge and unicodedata.category(edge) == "Sc":
         return 1
@@ -526,18 +422,8 @@ def _currency_at(text: str, front: bool, v21: bool = False) -> int:
     return 0
 
 
-_LETTERS_SC_FRONT = regex.compile(r"[A-Za-z]{1,3}\p{Sc}")
-_LETTERS_SC_BACK = regex.compile(r"(?<![A-Za-z])[A-Za-z]{1,3}\p{Sc}$")
-#: Local currency abbreviations read in 2.1 (spec 2.1 §3), longest first, in any case.
-_LOCAL_CURRENCIES = ("kr.", "rs.", "fr.", "lei", "kr", "kč", "zł", "rs", "ft", "rm", "rp")
-_MINUS_2_1 = regex.compile(r"[\u2010-\u2015\u2212]")  # after NFKC folded U+FE63, U+FF0D
-
-
 def _peel(text: str, currency_at: Callable[[str, bool], int]) -> tuple[str, bool] | None:
-    """The bare numeral of a number string and whether it is negative, or None: sign,
-    currency and accounting parentheses in any order around it (``$(1,234)``, ``(500)
-    USD``, ``-$5``, ``5-``), each at most once, a ``%`` may close it; parentheses are the
-    one sign marker. Linear in the markers (each step strips a known character)."""
+    """(bare numeral, negative): sign, currency, parentheses and ``%`` peeled, each once."""
     signs = currencies = opened = closed = percents = 0
     negative = False
     while text:
@@ -570,8 +456,7 @@ def _peel(text: str, currency_at: Callable[[str, bool], int]) -> tuple[str, bool
 
 
 def _grouped(whole: str, mark: str) -> str | None:
-    """The digits of an integer part grouped by ``mark`` (groups of 3, or Indian 2-digit
-    groups before the last 3); a first group starting with ``0`` never groups."""
+    """The digits of an integer part grouped by ``mark`` in 3s (Indian: 2s before the last 3)."""
     groups = whole.split(mark)
     first, middle, last = groups[0], groups[1:-1], groups[-1]
     sizes = {len(g) for g in middle}
@@ -582,9 +467,7 @@ def _grouped(whole: str, mark: str) -> str | None:
 
 
 def _numeral(numeral: str, separator: str, bare_fraction: bool) -> Decimal | None:
-    """The exact value of a bare numeral (digits, grouping, one decimal mark, exponent),
-    or None. ``bare_fraction``: whether ``".5"`` reads with a ``.`` that is not the
-    field's separator (2.0: yes)."""
+    """The exact value of a bare numeral, or None; ``bare_fraction``: ``".5"`` always reads."""
     mantissa, e, exponent = numeral.replace("E", "e").partition("e")
     marks = [ch for ch in mantissa if not "0" <= ch <= "9"]
     kinds = set(marks)
@@ -615,7 +498,6 @@ def _numeral(numeral: str, separator: str, bare_fraction: bool) -> Decimal | Non
 
 
 def _six_places(number: Decimal) -> Decimal:
-    """``number`` rounded half-even to 6 places (exact: integers above 2**53 stay so)."""
     if number.as_tuple().exponent >= -6:
         return number
     with localcontext() as context:
@@ -624,19 +506,7 @@ def _six_places(number: Decimal) -> Decimal:
 
 
 def canon_number(value: Any, decimal_separator: str = ".", v21: bool = False) -> Decimal | None:
-    """The canonical value of a number field (spec 2.0 §3, §7): an exact Decimal rounded
-    half-even to 6 places, or None when ``value`` is not a number.
-
-    ``value``: a JSON number (never a bool; NaN and Infinity are None) or a numeric string,
-    NFKC-normalized: whitespace, one currency (``\\p{Sc}`` or an ISO 4217 code, before or
-    after), a trailing ``%``, grouping by ``,`` ``.`` space ``'`` ``_`` (groups of 3, or
-    Indian), one sign marker (``-5``, ``5-``, ``(5)``, ``$-5``, ``(5) USD``), ``.5``,
-    exponents (a never-grouped mantissa: ``"1,5e-3"`` is 0.0015 in either field). With
-    both ``,`` and ``.`` the last is the decimal mark; with one kind, it is one only when
-    it is ``decimal_separator`` and appears once. ``"1,240.00"`` -> ``Decimal("1240.00")``.
-    ``v21`` (spec 2.1 §3): format characters removed first; a minus is ``-``, a dash
-    U+2010-U+2015 or the minus sign only; more currencies (:func:`_currency_at`); a
-    missing integer part read only with the field's own decimal mark."""
+    """A number's exact Decimal at 6 places, or None (spec 2.0 §3, §7; ``v21``: 2.1 §3)."""
     if not isinstance(value, str):
         number = json_decimal(value)
         return None if number is None else _six_places(number)
@@ -650,9 +520,7 @@ def canon_number(value: Any, decimal_separator: str = ".", v21: bool = False) ->
 
 
 def numbers_equal(a: Decimal, b: Decimal, options: Options) -> bool:
-    """Equal canonical numbers, or within tolerance (spec 2.0 §7) on exact decimals:
-    ``|a - b| <= max(abs_tol, rel_tol * max(|a|, |b|))``, options read by their shortest
-    decimal form (``0.1`` is exactly 0.1)."""
+    """``|a - b| <= max(abs_tol, rel_tol * max(|a|, |b|))``, exactly (spec 2.0 §7)."""
     if a == b or not options.tolerant:
         return a == b
     with localcontext() as context:  # wide exponents: any readable number, no overflow
@@ -663,10 +531,8 @@ def numbers_equal(a: Decimal, b: Decimal, options: Options) -> bool:
 
 
 # ----- booleans, dates, exact JSON, fuzzy ----------------------------------------------
-
 def canon_boolean(value: Any) -> bool | None:
-    """``true``/``false``, or ``"true"``/``"false"`` in any case and surrounding space;
-    None for anything else (``1`` is not true)."""
+    """``true``/``false``, as JSON or as text in any case; None for anything else (``1`` too)."""
     if isinstance(value, bool):
         return value
     return {"true": True, "false": False}.get(value.strip().casefold()) \
@@ -676,15 +542,6 @@ def canon_boolean(value: Any) -> bool | None:
 _ISO_DATE = regex.compile(
     r"(\d{4})-(\d{2})-(\d{2})(?:[t ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?"
     r"\s*(?:z|[+-]\d{2}(?::?\d{2})?)?", regex.IGNORECASE)
-
-
-def _iso(moment: datetime) -> str:
-    """``YYYY-MM-DD`` at midnight, else ``YYYY-MM-DDTHH:MM:SS`` (+ ``.ffffff`` if any)."""
-    if moment.time() == datetime.min.time():
-        return moment.date().isoformat()
-    return moment.isoformat(timespec="microseconds" if moment.microsecond else "seconds")
-
-
 _ISO_MONTH = regex.compile(r"(\d{4})-(\d{2})")
 _ORDINAL = regex.compile(r"(?<=\d)(?:st|nd|rd|th)\b", regex.IGNORECASE)
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august",
@@ -694,35 +551,29 @@ _MONTH = regex.compile(r"\b(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may
                        r"|dec(?:ember)?)\b\.?", regex.IGNORECASE)
 
 
+def _iso(moment: datetime) -> str:
+    """``YYYY-MM-DD`` at midnight, else ``YYYY-MM-DDTHH:MM:SS`` (+ ``.ffffff`` if any)."""
+    if moment.time() == datetime.min.time():
+        return moment.date().isoformat()
+    return moment.isoformat(timespec="microseconds" if moment.microsecond else "seconds")
+
+
 def _spelled(text: str) -> str:
-    """A date text with English month names written out in full (a trailing dot and
-    ``Sept`` included) and the ordinal suffix after a day number dropped (spec 2.1 §4)."""
+    """A date text with English month names in full and no ordinal suffix (spec 2.1 §4)."""
     return _ORDINAL.sub("", _MONTH.sub(
         lambda m: next(name for name in _MONTHS if name.startswith(m[1][:3].lower())), text))
 
 
-def canon_date(value: Any, formats: Sequence[str] | None = None,
-               v21: bool = False) -> str | None:
-    """The ISO form of a date string, or None when nothing reads it (spec 2.0 §3, §7).
-
-    ISO 8601 first (``YYYY-MM-DD``, an optional ``T``/space time, seconds default to 0,
-    an offset ignored; an ISO-shaped value is read as ISO only), then ``formats``
-    (default :data:`DEFAULT_DATE_FORMATS`) in order with ``datetime.strptime``
-    (case-insensitive, unpadded numbers accepted; ``%y`` is 1969-1999 for 69-99 and
-    2000-2068 for 00-68). A midnight timestamp equals its date: ``"2024-03-31T00:00:00Z"``
-    and ``"March 31, 2024"`` -> ``"2024-03-31"``. ``v21`` (spec 2.1 §4): each format is
-    also tried on the value :func:`_spelled` out (``"Sept. 21st, 2009"``), and a partial
-    date keeps its precision: ISO ``YYYY-MM`` and a format without a day give
-    ``YYYY-MM``, one without a month ``YYYY``."""
+def canon_date(value: Any, formats: Sequence[str] | None = None, v21: bool = False) -> str | None:
+    """A date's ISO form, or None: ISO 8601, else ``formats`` (spec 2.0 §3, §7; ``v21``: 2.1 §4)."""
     if not isinstance(value, str):
         return None
     text = value.strip()
     if match := _ISO_DATE.fullmatch(text):
         year, month, day, hour, minute, second, fraction = match.groups()
         try:
-            return _iso(datetime(int(year), int(month), int(day), int(hour or 0),
-                                 int(minute or 0), int(second or 0),
-                                 int((fraction or "0")[:6].ljust(6, "0"))))
+            return _iso(datetime(int(year), int(month), int(day), int(hour or 0), int(minute or 0),
+                                 int(second or 0), int((fraction or "0")[:6].ljust(6, "0"))))
         except ValueError:
             return None
     if v21 and (match := _ISO_MONTH.fullmatch(text)):
@@ -742,9 +593,7 @@ def canon_date(value: Any, formats: Sequence[str] | None = None,
 
 
 def canon_exact(value: Any) -> str:
-    """Canonical JSON text of any value, for ``exact`` comparison (spec 2.0 §3, §7): equal
-    by JSON type and value (``1`` and ``1.0`` give ``"1"``, strings quoted unchanged, keys
-    sorted). Iterative: any depth is safe."""
+    """Canonical JSON of any value (spec 2.0 §3, §7): ``1.0`` is ``1``, keys sorted; any depth."""
     out: list[str] = []
     stack: list[Any] = [value]
     while stack:
@@ -768,31 +617,24 @@ def canon_exact(value: Any) -> str:
 
 
 class _Raw(str):
-    """A piece of output text on :func:`canon_exact`'s stack (not a value to encode)."""
-
+    """Output text on :func:`canon_exact`'s stack, not a value to encode."""
     __slots__ = ()
 
 
 def fuzzy_similarity(a: str, b: str) -> float:
     """rapidfuzz's normalized Indel similarity of two canonical texts, in [0, 1]."""
     from rapidfuzz.distance import Indel  # loaded with the first fuzzy leaf
-
     return Indel.normalized_similarity(a, b)
 
 
 # =====================================================================================
 # 4. Schema walk (spec 2.0 §2, §7 "Schema")
 # =====================================================================================
-# The schema compiles into a tree of nodes: objects, arrays, leaves, ignored subtrees.
-# $ref goes through `referencing`; allOf/anyOf/oneOf/type lists are flattened.
-
+# The schema compiles into a tree of nodes; $ref through `referencing`, the rest flattened.
 
 @dataclass(frozen=True, slots=True)
 class Leaf:
-    """A scored scalar field: ``compare`` a :data:`COMPARE_MODES` comparator other than
-    ignore, or ``"mix"`` (by the JSON kind of the label value, or of the result when the
-    label is empty); ``dated``: a mix whose strings are dates."""
-
+    """A scored scalar: ``compare`` a comparison kind or ``"mix"`` (by JSON kind); ``dated``."""
     compare: str
     options: Options
     dated: bool = False
@@ -800,10 +642,7 @@ class Leaf:
 
 @dataclass(eq=False, slots=True)
 class ObjectNode:
-    """An object: ``properties`` (name -> node), or an open map (``properties`` None)
-    whose every key is scored with the node ``values``; in 2.1 a member matching one of
-    ``patterns`` ((compiled pattern, node), schema order) takes the first one's node."""
-
+    """An object: ``properties``, or an open map (None) of ``values``; 2.1 ``patterns``."""
     properties: dict[str, Any] | None
     values: Any = None
     patterns: tuple[tuple[re.Pattern[str], Any], ...] = ()
@@ -812,7 +651,6 @@ class ObjectNode:
 @dataclass(eq=False, slots=True)
 class ArrayNode:
     """An array whose items follow ``items``; ``ordered`` pairs them by position."""
-
     items: Any
     ordered: bool = False
 
@@ -823,27 +661,19 @@ _STRUCTURE = ("$ref", "allOf", "anyOf", "oneOf")
 
 
 def _types(schema: Mapping[str, Any]) -> list[str] | None:
-    """The non-null types of a schema's ``type`` (a string or list), or None if unset."""
-    declared = schema.get("type")
-    if declared is None:
+    if (declared := schema.get("type")) is None:
         return None
     return [t for t in ([declared] if isinstance(declared, str) else declared) if t != "null"]
 
 
 @dataclass(frozen=True, slots=True)
 class _Flat:
-    """One schema node with ``$ref``/``allOf``/``anyOf``/``oneOf`` resolved: its plain
-    ``keywords``, and ``mix`` (None, or whether the mixed leaf's strings are dates) when
-    an ``anyOf``/``oneOf`` made it one leaf compared by JSON kind. The compiler's state
-    lives here, never in schema keys, so no schema can set it."""
-
+    """A node resolved into ``keywords``; ``mix``: a mixed leaf's strings are dates (no key)."""
     keywords: dict[str, Any]
     mix: bool | None = None
 
     def over(self, top: _Flat) -> _Flat:
-        """``self`` overlaid by ``top``: keywords replaced, ``properties`` united and
-        ``x-leafscore`` merged option by option (``top`` wins), a later mix wins. A bare
-        ``$ref`` returns its target's own record, so its uses share one node."""
+        """``self`` overlaid by ``top``; ``properties`` and ``x-leafscore`` merge (``top`` wins)."""
         if not top.keywords and top.mix is None:
             return self
         out = dict(self.keywords)
@@ -856,10 +686,7 @@ class _Flat:
 
 
 class _Compiler:
-    """Compiles one schema into nodes (``file`` names it in errors; ``defaults`` are the
-    benchmark-wide options). Each schema node is resolved once and each (resolved node,
-    options) built once: a ``$ref`` back to a node being built reuses it, so recursive
-    schemas compile, and chains of ``anyOf`` cost their size."""
+    """Compiles one schema; a ``$ref`` back to a node being built reuses it (recursion)."""
 
     def __init__(self, schema: Any, file: str, defaults: Options, v21: bool = False) -> None:
         self.file, self.defaults, self.schema, self.v21 = file, defaults, schema, v21
@@ -875,7 +702,6 @@ class _Compiler:
         from referencing import Registry
         from referencing.exceptions import Unresolvable
         from referencing.jsonschema import DRAFT202012
-
         if self.resolver is None:  # an empty registry: nothing is ever fetched
             resource = DRAFT202012.create_resource(
                 self.schema if isinstance(self.schema, dict) else {})
@@ -888,9 +714,7 @@ class _Compiler:
             raise self.error(where, f"$ref {ref!r} cannot be resolved ({exc})") from None
 
     def flatten(self, schema: Any, pointer: str, refs: tuple[str, ...] = ()) -> _Flat:
-        """One schema node with ``$ref``, ``allOf``, ``anyOf``/``oneOf`` resolved into
-        plain keywords (spec 2.0 §2, §7: keywords beside them override the target's).
-        Raises ScoringError."""
+        """``schema`` resolved into plain keywords (spec 2.0 §2, §7); raises ScoringError."""
         if isinstance(schema, bool):
             return _Flat({} if schema else {"x-leafscore": {"compare": "ignore"}})
         if not isinstance(schema, dict):
@@ -921,18 +745,15 @@ class _Compiler:
                 out = out.over(self.choose(schema[keyword], f"{pointer}/{keyword}", refs))
         out = out.over(_Flat({k: v for k, v in schema.items() if k not in _STRUCTURE}))
         declared = out.keywords.get("type")
-        if declared is not None and not all(
-                isinstance(t, str) for t in (declared if isinstance(declared, list)
-                                             else [declared])):
+        if declared is not None and not all(isinstance(t, str) for t in (
+                declared if isinstance(declared, list) else [declared])):
             raise self.error(f"{pointer}/type", "type must be a string or a list of strings, "
                              f"not {declared!r}")
         self.resolved[id(schema)] = (schema, out)
         return out
 
     def choose(self, branches: Any, pointer: str, refs: tuple[str, ...]) -> _Flat:
-        """An ``anyOf``/``oneOf`` as one schema: null branches make it nullable; one other
-        branch is that branch; several object branches merge their properties; any other
-        mix is one leaf compared by the label value's JSON kind."""
+        """An ``anyOf``/``oneOf`` as one schema: nulls dropped, objects merged, else a mix."""
         if not isinstance(branches, list) or not branches:
             raise self.error(pointer, "anyOf/oneOf must be a non-empty list")
         kept_branches = [b for b in (self.flatten(b, f"{pointer}/{i}", refs)
@@ -946,16 +767,12 @@ class _Compiler:
         if all(b.mix is None and (_types(b.keywords) == ["object"] or (
                 _types(b.keywords) is None and "properties" in b.keywords))
                for b in kept_branches):
-            merged = _Flat({})
-            for branch in kept_branches:
-                merged = merged.over(branch)
-            return merged
+            return reduce(_Flat.over, kept_branches, _Flat({}))
         dated = any(b.keywords.get("format") in ("date", "date-time") or b.mix
                     for b in kept_branches)
         return _Flat({"type": ["string", "number"]}, mix=dated)
 
     def compile(self, schema: Any, pointer: str, inherited: Options, depth: int = 0) -> Any:
-        """The node for ``schema`` at ``pointer`` under ``inherited`` options."""
         if depth > _MAX_SCHEMA_DEPTH:
             raise self.error(pointer, f"schema nests deeper than {_MAX_SCHEMA_DEPTH} levels")
         resolved = self.flatten(schema, pointer)
@@ -977,8 +794,7 @@ class _Compiler:
 
     def node(self, resolved: _Flat, pointer: str, options: Options, depth: int,
              key: tuple[int, Options]) -> Any:
-        """The node of one resolved schema under its own ``options``; a container is
-        registered before its children, so a ``$ref`` back reuses it."""
+        """The node of a resolved schema; a container is registered before its children."""
         flat = resolved.keywords
         types = _types(flat)
         kind = types[0] if types else None
@@ -991,13 +807,17 @@ class _Compiler:
             self.built[key] = (resolved, node)
             properties, extra = flat.get("properties"), flat.get("additionalProperties")
             patterns = flat.get("patternProperties") if self.v21 else None
-            if isinstance(patterns, Mapping):
-                node.patterns = tuple(self.pattern(text, sub, pointer, options, depth)
-                                      for text, sub in patterns.items())
+            for text, sub in patterns.items() if isinstance(patterns, Mapping) else ():
+                where = f"{pointer}/patternProperties/{_token(text)}"  # spec 2.1 §5
+                try:  # searched, not anchored, by Python's `re`, as python-jsonschema does
+                    compiled = re.compile(text)
+                except (re.error, TypeError) as exc:
+                    raise self.error(where, f"pattern {text!r} does not compile ({exc})") from None
+                node.patterns += ((compiled, self.compile(sub, where, options, depth + 1)),)
             if isinstance(properties, Mapping):
-                node.properties = {name: self.compile(
-                    sub, f"{pointer}/properties/{_token(name)}", options, depth + 1)
-                    for name, sub in properties.items()}
+                node.properties = {name: self.compile(sub, f"{pointer}/properties/{_token(name)}",
+                                                      options, depth + 1)
+                                   for name, sub in properties.items()}
             else:
                 node.values = self.compile(extra if isinstance(extra, dict) else True,
                                            f"{pointer}/additionalProperties", options, depth + 1)
@@ -1012,22 +832,8 @@ class _Compiler:
         self.built[key] = (resolved, node)
         return node
 
-    def pattern(self, text: str, schema: Any, pointer: str, options: Options, depth: int,
-                ) -> tuple[re.Pattern[str], Any]:
-        """One ``patternProperties`` entry (spec 2.1 §5): the pattern compiled (searched,
-        not anchored, as JSON Schema says; Python's ``re``, as python-jsonschema uses) and
-        its node. A pattern that does not compile is a schema error naming its pointer."""
-        where = f"{pointer}/patternProperties/{_token(text)}"
-        try:
-            compiled = re.compile(text)
-        except (re.error, TypeError) as exc:
-            raise self.error(where, f"pattern {text!r} does not compile ({exc})") from None
-        return compiled, self.compile(schema, where, options, depth + 1)
-
     def leaf_compare(self, flat: Mapping[str, Any], kind: str | None, pointer: str) -> str:
-        """A scalar node's comparator by type (docs/SCORING.md, "Which comparison a leaf
-        gets"): string text (or date with ``format`` date/date-time), number, boolean; no
-        type: an enum of strings text, another enum exact, else a mix."""
+        """A scalar's comparator by type; without one, a string enum text, other enums exact."""
         if kind == "string":
             return "date" if flat.get("format") in ("date", "date-time") else "text"
         if kind in ("number", "integer", "boolean"):
@@ -1042,11 +848,7 @@ class _Compiler:
 
 def compile_schema(schema: Any, *, options: Options | None = None, file: str = "",
                    v21: bool = False) -> Any:
-    """The root node of ``schema`` (a JSON Schema, dict or boolean) under benchmark-wide
-    ``options``: an :class:`ObjectNode`, :class:`ArrayNode`, :class:`Leaf` or
-    :data:`IGNORED`; ``v21`` reads ``patternProperties`` and checks 2.1's option ranges
-    (spec 2.1 §5). Raises ScoringError(file, pointer, reason) for an unusable schema (a
-    remote or unresolvable ``$ref``, a bad ``x-leafscore`` option, an unknown type)."""
+    """The root node of ``schema`` (``v21``: spec 2.1 §5); ScoringError for an unusable one."""
     compiler = _Compiler(schema, file, options or Options(), v21)
     return compiler.compile(schema, "", compiler.defaults)
 
@@ -1054,27 +856,18 @@ def compile_schema(schema: Any, *, options: Options | None = None, file: str = "
 # =====================================================================================
 # 5. One leaf (spec 2.0 §3, §4, §7 "Values")
 # =====================================================================================
-# A leaf is compared under a *tag*: the comparison kind its label value is read with. A
-# label unreadable as its field's type is a label fault, read as text on both sides; a
-# label container at a scalar leaf, or a value of the wrong JSON kind at an object or
-# array node, is one leaf compared as exact JSON (tag "json").
-
+# A leaf is compared under a *tag*, the comparison kind its label value is read with.
 
 @dataclass(frozen=True)
 class Comparator:
-    """How one comparison kind reads and compares: ``canon(value, options)`` the key of a
-    JSON scalar (None: unreadable), ``equal(a, b, options)`` of two keys, and
-    ``hashable(options)`` whether equal values always have equal keys (so that keys may
-    be joined on to find candidate pairs)."""
-
+    """A comparison kind: ``canon`` (None: unreadable), ``equal``, ``hashable`` (keys joinable)."""
     canon: Callable[[Any, Options], Any]
     equal: Callable[[Any, Any, Options], bool] = lambda a, b, options: a == b
     hashable: Callable[[Options], bool] = lambda options: True
 
 
 def _date_key(value: Any, options: Options, v21: bool = False) -> str:
-    """A readable date's ISO form, else ``"~"`` + its text canon (spec 2.0 §7: a readable
-    date never equals an unreadable text; ``~`` starts no ISO date)."""
+    """A date's ISO form, else ``"~"`` + its text canon (which no ISO date equals; spec 2.0 §7)."""
     iso = canon_date(value, options.date_formats, v21)
     return iso if iso is not None else "~" + canon_text(value, v21)
 
@@ -1089,62 +882,44 @@ COMPARATORS: dict[str, Comparator] = {
     "fuzzy": Comparator(lambda v, o: canon_text(v), lambda a, b, o: a == b or
                         fuzzy_similarity(a, b) >= o.threshold, lambda o: False),
     "exact": Comparator(lambda v, o: canon_exact(v)),
-    "json": Comparator(lambda v, o: canon_exact(v)),
-}
+    "json": Comparator(lambda v, o: canon_exact(v))}
 #: Version 2.1's table (spec 2.1 §2-§4): text, numbers and dates read by its rules.
 COMPARATORS_2_1: dict[str, Comparator] = {
-    **COMPARATORS,
-    "text": Comparator(lambda v, o: canon_text(v, True)),
-    "number": Comparator(lambda v, o: canon_number(v, o.decimal_separator, True),
-                         numbers_equal, lambda o: not o.tolerant),
+    **COMPARATORS, "text": Comparator(lambda v, o: canon_text(v, True)),
+    "number": Comparator(lambda v, o: canon_number(v, o.decimal_separator, True), numbers_equal,
+                         lambda o: not o.tolerant),
     "date": Comparator(lambda v, o: _date_key(v, o, True)),
     "fuzzy": Comparator(lambda v, o: canon_text(v, True), COMPARATORS["fuzzy"].equal,
-                        lambda o: False),
-}
+                        lambda o: False)}
 _JSON_LEAF = Leaf("exact", Options())  # a value of the wrong kind at a container node
 
 
 def shown(key: Any) -> Any:
-    """A canonical key as a JSON value for a Verdict (a Decimal as plain decimal text)."""
+    """A canonical key as a Verdict shows it (a Decimal as plain decimal text)."""
     return plain_decimal(key) if isinstance(key, Decimal) else key
 
 
 def possible_tags(leaf: Leaf) -> tuple[str, ...]:
     """Every tag a label value can put ``leaf`` under."""
     if leaf.compare == "mix":
-        return ("text", "number", "boolean", "date", "json") if leaf.dated else (
-            "text", "number", "boolean", "json")
-    return (leaf.compare, "text", "json") if leaf.compare in ("number", "boolean") else (
-        leaf.compare, "json")
+        return ("text", "number", "boolean", *(("date",) if leaf.dated else ()), "json")
+    return (leaf.compare, *(("text",) if leaf.compare in ("number", "boolean") else ()), "json")
 
 
 # =====================================================================================
 # 6-7. The document: reading, the walk, pairing (spec 2.0 §1, §4-§5, §7)
 # =====================================================================================
-# Each side of a document is read once (`Walker.read`): every scalar becomes its
-# canonical key under the tag a label would read it with. The walk then compares the
-# two readings leaf by leaf; signatures, candidate keys and pair weights are made from
-# the same readings (spec 2.0 §1: one canonical value for comparisons, weights, hashing).
-
+# Each side is read once; the walk compares the readings, pairing uses them too (spec 2.0 §1).
 
 class Read(NamedTuple):
-    """A value as read at one schema node: ``raw`` as given. At a leaf (and for a value
-    of the wrong JSON kind at an object or array node, or deeper than
-    :attr:`Walker.MAX_DEPTH`, read as one exact-JSON leaf) ``tag`` is the comparison kind
-    a label value is read with and ``key`` its canonical key; at an object ``tag`` is
-    ``"{}"`` and ``key`` maps member names to reads; at an array ``"[]"`` and a list of
-    :data:`Item`. ``tag`` None: it states nothing there (a container of the node's kind
-    keeps its members' reads even then, so their raw values are shown)."""
-
+    """A value read at a node: ``raw``, ``tag`` (kind, ``"{}"``, ``"[]"``; None: empty), ``key``."""
     raw: Any
     tag: str | None
     key: Any
 
 
 class Tally(list):
-    """[correct, present on both sides, present on one side only]: what weighing a
-    candidate pair keeps of its walk, the verdicts counted and not made."""
-
+    """[correct, present on both sides, on one side only]: a candidate pair's walk, counted."""
     __slots__ = ()
 
     def __init__(self) -> None:
@@ -1163,15 +938,12 @@ _CONTAINER_TAGS = ("{}", "[]")
 _NOT_LEAF = (None, "{}", "[]")  # the tags of a read that is no leaf
 Item = tuple[int, Read, str | None]  #: a kept array item: (its index, its read, its signature)
 _quote = json.encoder.encode_basestring_ascii  # json.dumps of a str, in C
+_NEEDS_QUOTES = re.compile(r'[.\[\]"\\]')  # a member name that needs quoting in a path
 
 
 class Walker:
-    """One document's pass (spec 2.0 §1): reads both sides under the compiled schema,
-    then walks them together, appending one :class:`Verdict` per leaf address.
-    ``comparators`` is the version's table; ``rule`` its pairing rule, called as
-    ``rule(walker, item, left, right, address, field, depth)``. The fast engine
-    (``leafscore._fast``) extends this class; every rule lives here."""
-
+    """One document's pass (spec 2.0 §1): both sides read, then walked together, leaf by leaf,
+    by the version's ``comparators`` and pairing ``rule``; the fast engine extends this class."""
     MAX_DEPTH = 120  #: data levels walked; deeper data is one exact-JSON leaf (choices)
 
     def __init__(self, comparators: Mapping[str, Comparator],
@@ -1179,26 +951,18 @@ class Walker:
         self.comparators, self.rule, self.readings = comparators, rule, readings
         self.exact = True  # the definition never approximates
 
-    # -- reading ---------------------------------------------------------------------
-
     def key(self, leaf: Leaf, tag: str, value: Any) -> Any:
-        """The key of ``value`` under ``tag`` at ``leaf``; None when it cannot be read so
-        (a type error on the result side). A container has a key only as JSON."""
+        """The key of ``value`` under ``tag``; None if unreadable so (a container: JSON only)."""
         if tag == "json":
             return canon_exact(value)
         return None if isinstance(value, dict | list) else \
             self.comparators[tag].canon(value, leaf.options)
 
     def read_leaf(self, leaf: Leaf, value: Any) -> Read:
-        """A scalar leaf's value read as a label value is (spec 2.0 §7 Values): a container
-        as exact JSON; a ``mix`` leaf by the value's JSON kind; a value unreadable as a
-        number or boolean field's type is a label fault, read as text."""
-        if value.__class__ is str:
-            if not value.strip():
-                return Read(value, None, None)
-        elif is_empty(value):
+        """A leaf's value as a label's (spec 2.0 §7 Values): JSON, by kind, or as text."""
+        if is_empty(value):
             return Read(value, None, None)
-        elif isinstance(value, dict | list):
+        if isinstance(value, dict | list):
             return Read(value, "json", canon_exact(value))
         tag = leaf.compare
         if tag == "mix":
@@ -1210,19 +974,20 @@ class Walker:
             Read(value, "text", self.key(leaf, "text", value))
 
     def read(self, node: Any, value: Any, depth: int = 0, label: bool = False) -> Read:
-        """``value`` read at ``node``, whole, alike for a label and a result but for
-        alternative readings (:meth:`read_readings`), which only a label may give."""
+        """``value`` read at ``node``, alike for both sides but alternative readings (label)."""
         if value is None:
             return EMPTY
         if node is IGNORED:
             return Read(value, None, None)
         if isinstance(node, Leaf):
             if label and self.readings and value.__class__ is dict and is_readings(value):
-                return self.read_readings(node, value)
+                readings = tuple(self.read_leaf(node, reading) for reading in value["$anyOf"])
+                if any(r.tag is not None for r in readings):  # spec 2.1 §6
+                    return Read(value, "anyOf", readings)
+                return Read(value, None, None)
             return self.read_leaf(node, value)
         if depth > self.MAX_DEPTH or not isinstance(value, _kind_of(node)):
-            return Read(value, None, None) if is_empty(value) else \
-                self.read_leaf(_JSON_LEAF, value)
+            return Read(value, None, None) if is_empty(value) else self.read_leaf(_JSON_LEAF, value)
         tag = None if is_empty(value) else "[]" if isinstance(node, ArrayNode) else "{}"
         if isinstance(node, ObjectNode):
             return Read(value, tag, {name: self.read(child, value.get(name), depth + 1, label)
@@ -1231,19 +996,8 @@ class Walker:
                  if kept(node.items, v)]
         return Read(value, tag, [(i, r, self.signature(node.items, r)) for i, r in reads])
 
-    def read_readings(self, leaf: Leaf, value: dict) -> Read:
-        """A label's ``{"$anyOf": [...]}`` at a scalar leaf (spec 2.1 §6): each reading read
-        as a label value; the leaf states nothing only when every reading is empty."""
-        readings = tuple(self.read_leaf(leaf, reading) for reading in value["$anyOf"])
-        if all(r.tag is None for r in readings):
-            return Read(value, None, None)
-        return Read(value, "anyOf", readings)
-
     def members(self, node: ObjectNode, *values: dict) -> Any:
-        """(name, node) of each member scored: the ``properties`` in schema order, then
-        (2.1) each other key present in any of ``values`` that a pattern matches, with
-        the first matching pattern's node, then in an open map every other key with
-        ``values``' node; keys sorted as text."""
+        """(name, node) of each member scored: properties, then patterns (2.1) or open keys."""
         if node.properties is not None and not node.patterns:
             return node.properties.items()
         declared = node.properties or {}
@@ -1255,18 +1009,12 @@ class Walker:
                 out.append((key, child))
         return out
 
-    # -- one leaf --------------------------------------------------------------------
-
     def equal(self, leaf: Leaf, tag: str, a: Any, b: Any) -> bool:
         """The one equality: two canonical keys under ``tag``."""
         return self.comparators[tag].equal(a, b, leaf.options)
 
     def judge(self, leaf: Leaf, label: Read, result: Read) -> tuple[str, Any, Any]:
-        """(kind, label key, result key) of two non-empty reads: ``correct`` or
-        ``wrong_value`` by :meth:`equal` under the label's tag, ``type_error`` when the
-        result cannot be read under it (read again only where its own tag differs: a mix,
-        a label fault). Alternative readings: ``correct`` when any reading is, else the
-        first non-empty reading's verdict (spec 2.1 §6)."""
+        """(kind, label key, result key) of two non-empty reads (readings: spec 2.1 §6)."""
         if label.tag == "anyOf":
             judged = [self.judge(leaf, r, result) for r in label.key if r.tag is not None]
             return next((j for j in judged if j[0] == "correct"), judged[0])
@@ -1278,9 +1026,7 @@ class Walker:
         return kind, label.key, key
 
     def kind(self, leaf: Leaf, label: Read, result: Read) -> str:
-        """The verdict kind of one leaf (spec 2.0 §4): both empty ``correct_absence``,
-        label only ``missing`` (or, with an empty reading among the label's, both empty:
-        spec 2.1 §6), result only ``hallucinated``, else :meth:`judge`'s."""
+        """A leaf's verdict kind (spec 2.0 §4; an empty reading makes a label-only leaf none)."""
         if label.tag is None or result.tag is None:
             if label.tag is None:
                 return "correct_absence" if result.tag is None else "hallucinated"
@@ -1288,25 +1034,20 @@ class Walker:
                 r.tag is None for r in label.key) else "missing"
         return self.judge(leaf, label, result)[0]
 
-    def compare(self, leaf: Leaf, label: Read, result: Read, address: str,
-                field: str) -> Verdict:
-        """The verdict of one leaf address (spec 2.0 §4): the one place two values meet,
-        its kind by :meth:`kind`, its canonical values those the comparison saw."""
+    def compare(self, leaf: Leaf, label: Read, result: Read, address: str, field: str) -> Verdict:
+        """The verdict of one leaf address (spec 2.0 §4): the one place two values meet."""
         if label.tag is None or result.tag is None:
             return Verdict(address, field, self.kind(leaf, label, result), label.raw,
                            result.raw, None, None)
         kind, label_key, key = self.judge(leaf, label, result)
         return Verdict(address, field, kind, label.raw, result.raw, shown(label_key), shown(key))
 
-    # -- the walk --------------------------------------------------------------------
-
     def walk(self, node: Any, label: Read, result: Read, address: str, field: str,
              out: list[Verdict], depth: int = 0) -> None:
         """Append the verdicts of ``node`` at ``address`` from the two sides' reads."""
         if node is IGNORED:
             return
-        if isinstance(node, Leaf) or depth > self.MAX_DEPTH or \
-                label.tag not in _NOT_LEAF:
+        if isinstance(node, Leaf) or depth > self.MAX_DEPTH or label.tag not in _NOT_LEAF:
             # a leaf, data too deep, or a label of the wrong kind at a container node
             leaf = node if isinstance(node, Leaf) else _JSON_LEAF
             if isinstance(out, Tally):
@@ -1319,14 +1060,11 @@ class Walker:
         if label.tag is None and result.tag is None:
             if address and not isinstance(out, Tally):  # one at a container, none at the root
                 kind = _kind_of(node)
-                out.append(Verdict(address, field, "correct_absence",
-                                   label.raw if isinstance(label.raw, kind) else None,
-                                   result.raw if isinstance(result.raw, kind) else None,
-                                   None, None))
+                raws = [r.raw if isinstance(r.raw, kind) else None for r in (label, result)]
+                out.append(Verdict(address, field, "correct_absence", *raws, None, None))
             return
         if isinstance(node, ArrayNode):
-            self.walk_array(node, label.key or [], result.key or [], address, field, out,
-                            depth)
+            self.walk_array(node, label.key or [], result.key or [], address, field, out, depth)
             return
         left, right, tallying = label.key or {}, result.key or {}, isinstance(out, Tally)
         for name, child in self.members(node, left, right):
@@ -1342,9 +1080,7 @@ class Walker:
 
     def walk_array(self, node: ArrayNode, left: list[Item], right: list[Item], address: str,
                    field: str, out: list[Verdict], depth: int) -> None:
-        """Pair the kept items of two arrays, then append the verdicts of every pair, of
-        every unpaired label item (each non-empty leaf ``missing``) and of every unpaired
-        result item (``extra_item``), in index order (spec 2.0 §5, §7 Pairing)."""
+        """Pair the kept items, then walk pairs and unpaired items (spec 2.0 §5, §7 Pairing)."""
         item, item_field = node.items, f"{field}[]"
         pairs = [(k, k) for k in range(min(len(left), len(right)))] if node.ordered else \
             self.pair(item, left, right, address, item_field, depth)
@@ -1362,26 +1098,18 @@ class Walker:
                         out += [v._replace(kind="extra_item") if side else v for v in found
                                 if v.kind != "correct_absence"]
 
-    # -- what pairing reads of items -------------------------------------------------
-
     def pair(self, item: Any, left: list[Item], right: list[Item], address: str, field: str,
              depth: int) -> list[tuple[int, int]]:
-        """The pairs (position in ``left``, position in ``right``) of two lists of kept
-        items, in listing order, by the version's rule (:func:`pair_2_0`)."""
+        """(position in ``left``, position in ``right``) pairs by the version's rule."""
         return self.rule(self, item, left, right, address, field, depth)
 
     def signature(self, node: Any, read: Read) -> str | None:
-        """Canonical content of a read as text, None when it states nothing: a leaf
-        ``tag:key`` (``number:1240``), a value read as exact JSON ``json:<JSON>``, an
-        object ``{"name"=...,...}`` of its non-empty members in schema order, an array
-        ``[...]`` of its items' signatures, sorted unless ordered. Equal signatures score
-        every leaf correct against each other; signatures order items canonically."""
+        """A read's canonical content as text (None: states nothing); orders items canonically."""
         if node is IGNORED or read.tag is None:
             return None
         if read.tag == "[]":
             parts = [sig for _, _, sig in read.key if sig]
-            return "[" + ",".join(parts if node.ordered else sorted(parts)) + "]" \
-                if parts else None
+            return "[" + ",".join(parts if node.ordered else sorted(parts)) + "]" if parts else None
         if read.tag == "{}":
             parts = [f"{_quote(name)}={sig}" for name, child in self.members(node, read.key)
                      if (sig := self.signature(child, read.key.get(name, EMPTY)))]
@@ -1393,10 +1121,7 @@ class Walker:
 
     def keys(self, node: Any, read: Read, path: str,
              tags: Mapping[str, set[str]] | None = None) -> list[tuple[str, str, Any, Leaf]]:
-        """(path, tag, key, leaf) of every non-empty leaf below ``node`` as the walk
-        compares it: a label's read (``tags`` None) under its own tag, a result's under
-        every tag a label used at its path. A label leaf is correct against a result leaf
-        only if they share such a key (under hashable comparators, exactly then)."""
+        """(path, tag, key, leaf) of each non-empty leaf below, under the tags labels used."""
         out: list[tuple[str, str, Any, Leaf]] = []
         stack = [(node, read, path)]
         while stack:
@@ -1422,8 +1147,7 @@ class Walker:
         return out
 
     def hashable(self, item: Any) -> bool:
-        """Whether every leaf below ``item`` compares by key equality under every tag (no
-        fuzzy or tolerant leaf, no open map): then items can be joined on their keys."""
+        """Whether all leaves below compare by key equality (no fuzzy, tolerant or open map)."""
         stack, seen = [item], set()
         while stack:
             node = stack.pop()
@@ -1431,8 +1155,7 @@ class Walker:
                 continue
             seen.add(id(node))
             if isinstance(node, Leaf):
-                if not all(self.comparators[t].hashable(node.options)
-                           for t in possible_tags(node)):
+                if not all(self.comparators[t].hashable(node.options) for t in possible_tags(node)):
                     return False
             elif isinstance(node, ArrayNode):
                 stack.append(node.items)
@@ -1442,13 +1165,9 @@ class Walker:
                 stack.extend(node.properties.values())
         return True
 
-    def weights(self, item: Any, left: list[Item], right: list[Item], address: str,
-                field: str, depth: int,
-                ) -> tuple[dict[tuple[int, int], tuple[int, int, int]], int]:
-        """Every pair worth at least one correct leaf, weighed: {(row, column): (correct,
-        both, one side)} over ``left`` x ``right``, and the most non-empty leaves a label
-        item has. The candidates are the pairs sharing a key (:meth:`keys`) when every
-        leaf is :meth:`hashable` (a hash join: a pair needs a correct leaf), else all."""
+    def weights(self, item: Any, left: list[Item], right: list[Item], address: str, field: str,
+                depth: int) -> tuple[dict[tuple[int, int], tuple[int, int, int]], int]:
+        """{(row, column): (correct, both, one side)} of pairs worth a correct leaf; most leaves."""
         label_keys = [self.keys(item, read, "") for _, read, _ in left]
         candidates: Any = ((r, c) for r in range(len(left)) for c in range(len(right)))
         if self.hashable(item):
@@ -1469,24 +1188,16 @@ class Walker:
                 found[r, c] = tuple(counts)
         return found, max(map(len, label_keys), default=0)
 
-    def solve_2_0(self, rows: int, cols: int, edges: Mapping[tuple[int, int], int],
-                  ) -> list[tuple[int, int]]:
-        """Version 2.0's assignment of weighed edges (:func:`assign_2_0`)."""
-        return assign_2_0(rows, cols, edges)
-
 
 def is_readings(value: dict) -> bool:
-    """Whether a label value is alternative readings (spec 2.1 §6): ``{"$anyOf": [...]}``
-    alone, a non-empty array of scalars. Anything else is an ordinary object."""
+    """Whether a label value is readings, ``{"$anyOf": [scalar, ...]}`` (spec 2.1 §6)."""
     readings = value.get("$anyOf")
     return len(value) == 1 and isinstance(readings, list) and bool(readings) and not any(
         isinstance(r, dict | list) for r in readings)
 
 
 def kept(item: Any, value: Any) -> bool:
-    """Whether an array item takes part in matching (spec 2.0 §7): non-empty, and of the
-    kind its node needs when that is an object or an array (a wrong-kind item is dropped
-    as empty, from the label as from the result)."""
+    """Whether an array item is matched: non-empty and of its node's kind (spec 2.0 §7)."""
     return (not isinstance(item, ObjectNode | ArrayNode) or isinstance(value, _kind_of(item))) \
         and not is_empty(value)
 
@@ -1495,13 +1206,8 @@ def _kind_of(node: ObjectNode | ArrayNode) -> type:
     return dict if isinstance(node, ObjectNode) else list
 
 
-_NEEDS_QUOTES = re.compile(r'[.\[\]"\\]')
-
-
 def join(path: str, name: Any) -> str:
-    """The address or field path of member ``name`` below ``path`` (spec 2.0 §7: paths
-    are unambiguous): ``a.b``, but ``["a.b"]`` for a name holding ``.[]"\\`` (or empty),
-    in JSON string escaping."""
+    """``a.b``, or ``["a.b"]`` for a name holding ``.[]"\\`` or empty (spec 2.0 §7)."""
     name = str(name)
     if not name or _NEEDS_QUOTES.search(name):
         return f"{path}[{json.dumps(name, ensure_ascii=False)}]"
@@ -1509,27 +1215,16 @@ def join(path: str, name: Any) -> str:
 
 
 # ----- version 2.0's pairing rule, frozen with its known fault (spec 2.0 §5, §7) -------
-
-#: The release's frozen choice of solver (spec 2.0 §5 "Known fault"): up to this many
-#: cells (label x result items left after identical pairs) the dense one, above it the
-#: sparse one. The two break ties between optimal assignments differently.
+#: 2.0's frozen solver choice (spec 2.0 §5 "Known fault"): dense up to this many cells (label x
+#: result items left after identical pairs), sparse above; they break ties differently.
 DENSE_CELLS_2_0 = 250_000
 
 
 def pair_2_0(walker: Walker, item: Any, left: list[Item], right: list[Item], address: str,
              field: str, depth: int) -> list[tuple[int, int]]:
-    """Version 2.0's pairs of kept items (spec 2.0 §5, §7 Pairing), in listing order:
-
-    1. both sides in canonical order: by signature, then by position;
-    2. when every leaf compares by key (:meth:`Walker.hashable`), identical items first:
-       each result item, in canonical order, takes the first waiting label item with
-       its signature;
-    3. the rest by one optimal assignment of the pairs worth a correct leaf, weighed
-       ``correct x C + both`` with C one more than the most leaves an assignment can
-       have present on both sides, so correct leaves always come first (:func:`assign_2_0`).
-
-    Identical pairs are listed first (in result canonical order), then the assigned ones
-    (in label canonical order)."""
+    """Version 2.0's pairs of kept items (spec 2.0 §5, §7 Pairing): both sides in canonical
+    order (signature, position); identical items first when :meth:`Walker.hashable`; the rest
+    by one optimal assignment of weights ``correct x C + both`` (:func:`assign_2_0`)."""
     order_left = sorted(range(len(left)), key=lambda k: left[k][2] or "")
     order_right = sorted(range(len(right)), key=lambda k: right[k][2] or "")
     pairs: list[tuple[int, int]] = []
@@ -1540,8 +1235,7 @@ def pair_2_0(walker: Walker, item: Any, left: list[Item], right: list[Item], add
             waiting.setdefault(left[k][2] or "", []).append(k)
         rest_right = []
         for k in order_right:
-            bucket = waiting.get(right[k][2] or "")
-            if bucket and right[k][2]:
+            if (bucket := waiting.get(right[k][2] or "")) and right[k][2]:
                 pairs.append((bucket.pop(), k))
             else:
                 rest_right.append(k)
@@ -1553,18 +1247,13 @@ def pair_2_0(walker: Walker, item: Any, left: list[Item], right: list[Item], add
         ceiling = most * min(len(rest_left), len(rest_right)) + 1
         edges = {rc: hits * ceiling + both for rc, (hits, both, _) in found.items()}
         pairs += [(rest_left[r], rest_right[c])
-                  for r, c in walker.solve_2_0(len(rest_left), len(rest_right), edges)]
+                  for r, c in assign_2_0(len(rest_left), len(rest_right), edges)]
     return pairs
 
 
 def assign_2_0(rows: int, cols: int, edges: Mapping[tuple[int, int], int],
                ) -> list[tuple[int, int]]:
-    """A maximum-weight one-to-one matching over ``edges`` {(row, column): positive int}
-    as version 2.0 solves it, (row, column) pairs sorted by row; items on no chosen edge
-    stay unpaired. The edges themselves when no row or column is on two (the only
-    optimum); else scipy's dense solver (:func:`shortest_augmenting_path`, restated) up
-    to :data:`DENSE_CELLS_2_0` cells, its sparse one above. Both are exact; which optimum
-    they return among ties is theirs, and so 2.0's."""
+    """A maximum-weight matching by scipy's dense solver, sparse over :data:`DENSE_CELLS_2_0`."""
     if len({r for r, _ in edges}) == len(edges) == len({c for _, c in edges}):
         return sorted(edges)
     if rows * cols <= DENSE_CELLS_2_0:
@@ -1575,19 +1264,15 @@ def assign_2_0(rows: int, cols: int, edges: Mapping[tuple[int, int], int],
     import numpy as np
     from scipy.sparse import csr_matrix
     from scipy.sparse.csgraph import min_weight_full_bipartite_matching
-
-    # cost = ceiling - weight on the edges, sorted by (row, column), each row closed by a
-    # private dummy column of cost `ceiling`: a full matching exists; a dummy is unpaired
+    # cost ceiling - weight; each row's own dummy column (cost ceiling) makes it unpaired
     ceiling, indptr, indices, data = max(edges.values()) + 1, [0], [], []
-    ordered, at = sorted(edges.items()), 0
-    for r in range(rows):
-        while at < len(ordered) and ordered[at][0][0] == r:
-            (_, c), weight = ordered[at]
+    by_row: list[list[tuple[int, int]]] = [[] for _ in range(rows)]
+    for (r, c), weight in sorted(edges.items()):
+        by_row[r].append((c, ceiling - weight))
+    for r, line in enumerate(by_row):
+        for c, cost in [*line, (cols + r, ceiling)]:
             indices.append(c)
-            data.append(ceiling - weight)
-            at += 1
-        indices.append(cols + r)
-        data.append(ceiling)
+            data.append(cost)
         indptr.append(len(indices))
     matrix = csr_matrix((np.array(data, np.float64), np.array(indices), np.array(indptr)),
                         shape=(rows, cols + rows))
@@ -1596,14 +1281,8 @@ def assign_2_0(rows: int, cols: int, edges: Mapping[tuple[int, int], int],
 
 
 def shortest_augmenting_path(weights: list[list[int]]) -> list[tuple[int, int]]:
-    """A maximum-weight assignment of a dense matrix of integer ``weights``, every row of
-    the smaller side assigned: Crouse's shortest augmenting path (IEEE TAES 52(4), 2016,
-    pp. 1685-1686) with the tie rules of ``scipy.optimize.linear_sum_assignment
-    (maximize=True)``, restated so that 2.0's pairing reads here (the tests hold it equal
-    to scipy's): minimize ``-weights``, transposed when rows outnumber columns; augment
-    rows in order; each search scans the columns left in an order that starts reversed
-    and closes gaps by moving the last one in, and among equal reduced costs takes the
-    last column not yet assigned, else the first. Exact (integers). Pairs sorted by row."""
+    """scipy's ``linear_sum_assignment(maximize=True)`` restated, ties included: Crouse's
+    shortest augmenting path (IEEE TAES 52(4), 2016); pairs sorted by row."""
     transposed = len(weights) > len(weights[0])
     cost = [[-w for w in line] for line in (zip(*weights, strict=True) if transposed else weights)]
     n, m = len(cost), len(cost[0])
@@ -1641,21 +1320,14 @@ def shortest_augmenting_path(weights: list[list[int]]) -> list[tuple[int, int]]:
 
 
 # ----- version 2.1's pairing rule: one rule at every size (spec 2.1 §1) ---------------
-
 def pair_2_1(walker: Walker, item: Any, left: list[Item], right: list[Item], address: str,
              field: str, depth: int) -> list[tuple[int, int]]:
-    """Version 2.1's pairs of kept items (spec 2.1 §1), listed in label index order.
-
-    Both sides in canonical order: by signature, then raw JSON (sorted keys, no spaces),
-    then position. The assignment maximizes the correct leaves, then the leaves present
-    on both sides, then minimizes the leaves present on one side only inside paired items,
-    pairing no two items worth 0 correct leaves; among the assignments still tied, the
-    lexicographically smallest in canonical order (:func:`lexicographic_assignment`).
-    Nothing else (size, solver, input order) can change the choice."""
+    """Version 2.1's pairs (spec 2.1 §1): most correct leaves, then most present on both
+    sides, then fewest on one side, never a pair worth 0; ties to the lexicographically
+    smallest in canonical order (signature, raw JSON, position)."""
     def order(items: list[Item]) -> list[int]:
         return sorted(range(len(items)), key=lambda k: (items[k][2] or "",
                                                         raw_text(items[k][1].raw), k))
-
     order_left, order_right = order(left), order(right)
     found, _ = walker.weights(item, [left[k] for k in order_left],
                               [right[k] for k in order_right], address, field, depth)
@@ -1672,23 +1344,12 @@ def pair_2_1(walker: Walker, item: Any, left: list[Item], right: list[Item], add
 
 def raw_text(value: Any) -> str:
     """An item's raw JSON as 2.1's canonical order reads it: sorted keys, no spaces."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
-                      default=str)
+    return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
 
 
 def lexicographic_assignment(rows: int, cols: int, edges: Mapping[tuple[int, int], int],
                              ) -> list[tuple[int, int]]:
-    """The lexicographically smallest maximum-weight matching over ``edges`` {(row,
-    column): positive int}: rows in order, each paired with the smallest column that
-    still allows a maximum-weight matching with every earlier choice kept, unpaired when
-    none does. Exact (Python integers) at every size.
-
-    First a maximum-weight matching and optimal duals (the Hungarian method: row duals
-    from the rows' best edges, a greedy start, then one shortest augmenting path per row
-    left out, Dijkstra over reduced costs). Every maximum matching uses only edges tight
-    under those duals and leaves only zero-dual rows and columns unpaired, so a row's
-    earlier column is allowed exactly when an alternating path of tight edges lets the
-    matching rotate onto it (:func:`_rotation`); each row's choice is then kept."""
+    """The lexicographically smallest maximum-weight matching of ``edges``, exactly."""
     adjacent: list[list[tuple[int, int]]] = [[] for _ in range(rows)]
     for (r, c), weight in sorted(edges.items()):
         adjacent[r].append((c, weight))
@@ -1707,13 +1368,9 @@ def lexicographic_assignment(rows: int, cols: int, edges: Mapping[tuple[int, int
 
 def lexicographic_choice(tight: list[list[int]], u: list[int], v: list[int],
                          mate_row: list[int], mate_col: list[int]) -> list[tuple[int, int]]:
-    """The lexicographic rule on a maximum-weight matching (``mate_row``/``mate_col``,
-    -1 unpaired) and optimal duals ``u``, ``v``: ``tight`` lists each row's columns
-    ascending with ``u[r] + v[c] == weight``. Rows in order, each rotated onto its
-    earliest tight column that :func:`_rotation` allows, then kept (changes the lists)."""
-    rows, cols = len(mate_row), len(mate_col)
-    done_rows, done_cols = [False] * rows, [False] * cols
-    for r in range(rows):  # the lexicographic choice, row by row
+    """Given a maximum matching and optimal duals, each row takes its first allowed column."""
+    done_rows, done_cols = [False] * len(mate_row), [False] * len(mate_col)
+    for r in range(len(mate_row)):  # the lexicographic choice, row by row
         for c in tight[r]:
             if done_cols[c]:
                 continue
@@ -1728,20 +1385,16 @@ def lexicographic_choice(tight: list[list[int]], u: list[int], v: list[int],
 
 def _augment(root: int, adjacent: list[list[tuple[int, int]]], u: list[int], v: list[int],
              mate_row: list[int], mate_col: list[int]) -> None:
-    """One step of the Hungarian method for a maximum-weight (not perfect) matching, from
-    the unpaired row ``root`` with a positive dual: the shortest alternating path in
-    reduced costs ``u[r] + v[c] - w`` ends at a free column, or at a row whose dual can
-    fall to 0 (it goes unpaired); duals move by the distance, the path flips."""
+    """One Hungarian step from ``root``: to a free column or a row whose dual reaches 0."""
     import heapq
-
-    row_dist, col_dist, via_col, via_row = {root: 0}, {}, {}, {}
+    row_dist, col_dist, via_row = {root: 0}, {}, {}
     heap, settled_rows, settled_cols = [(0, 0, root)], [], []
-    while True:
+    while True:  # entries (distance, 0 row / 1 column / 2 a row's dual reaching 0, node)
         d, what, node = heapq.heappop(heap)
         if what == 2:  # row `node` lets its dual fall to zero: it goes unpaired
             end, end_row = d, node
             break
-        if what == 1:  # a column
+        if what == 1:
             if col_dist[node] < d:
                 continue
             settled_cols.append(node)
@@ -1749,11 +1402,9 @@ def _augment(root: int, adjacent: list[list[tuple[int, int]]], u: list[int], v: 
                 end, end_row = d, None
                 break
             row = mate_col[node]
-            if row not in row_dist:
-                row_dist[row], via_col[row] = d, node
+            if row not in row_dist:  # each row is pushed once, so never stale
+                row_dist[row] = d
                 heapq.heappush(heap, (d, 0, row))
-            continue
-        if row_dist[node] < d:
             continue
         settled_rows.append(node)
         heapq.heappush(heap, (d + u[node], 2, node))
@@ -1766,61 +1417,33 @@ def _augment(root: int, adjacent: list[list[tuple[int, int]]], u: list[int], v: 
         u[r] -= end - row_dist[r]
     for c in settled_cols:
         v[c] += end - col_dist[c]
-    if end_row is None:  # flip the path from the free column back to the root
-        c = node
-        while True:
-            r = via_row[c]
-            mate_row[r], mate_col[c], c = c, r, mate_row[r]
-            if r == root:
-                break
-    elif end_row != root:  # the end row goes unpaired; the path to it flips
-        c = mate_row[end_row]
-        mate_row[end_row] = -1
-        while True:
-            r = via_row[c]
-            mate_row[r], mate_col[c], c = c, r, mate_row[r]
-            if r == root:
-                break
+    if end_row is not None and end_row != root:  # the end row goes unpaired
+        node, mate_row[end_row] = mate_row[end_row], -1
+    if end_row != root:  # flip the path from its last column back to the root
+        _flip(node, root, via_row, mate_row, mate_col)
+
+
+def _flip(c: int, root: int, via_row: dict[int, int], mate_row: list[int],
+          mate_col: list[int]) -> None:
+    while True:
+        r = via_row[c]
+        mate_row[r], mate_col[c], c = c, r, mate_row[r]
+        if r == root:
+            break
 
 
 def _rotation(r: int, c: int, tight: list[list[int]], u: list[int], v: list[int],
               mate_row: list[int], mate_col: list[int], done_rows: list[bool],
               done_cols: list[bool]) -> bool:
-    """Rotate the matching so that row ``r`` takes column ``c`` over tight edges, when an
-    alternating path allows it (every row and column off the kept choices): ``c``'s row
-    takes another column or goes unpaired (zero dual), ..., until ``r``'s old column is
-    taken by someone or released (zero dual). Returns whether it did."""
-    start = ("r", mate_col[c]) if mate_col[c] >= 0 else "Z"
-    back: dict[Any, Any] = {start: None}
-    queue, goal = [start], ("r", r)
-    while queue and goal not in back:
-        node = queue.pop(0)
-        steps: list[Any] = []
-        if node == "Z":  # a free row takes something, or a zero-dual column is released
-            steps = [("r", x) for x in range(len(mate_row)) if mate_row[x] < 0 and
-                     not done_rows[x]] + [("c", y) for y in range(len(mate_col)) if y != c
-                                          and mate_col[y] >= 0 and v[y] == 0 and not done_cols[y]]
-        elif node[0] == "c":
-            steps = [("r", mate_col[node[1]])] if mate_col[node[1]] >= 0 else ["Z"]
-        elif node[1] != r:
-            steps = [("c", y) for y in tight[node[1]] if y != mate_row[node[1]] and
-                     not done_cols[y] and y != c] + (["Z"] if u[node[1]] == 0 else [])
-        for step in steps:
-            if step not in back and (step == "Z" or step[0] == "c" or not done_rows[step[1]]):
-                back[step] = node
-                queue.append(step)
-    if goal not in back:
+    """Rotate the matching so that row ``r`` takes column ``c``, if a path allows it."""
+    path = _alternating_path(r, c, tight, u, v, mate_row, mate_col, done_rows, done_cols)
+    if path is None:
         return False
-    path, node = [], goal
-    while node is not None:
-        path.append(node)
-        node = back[node]
-    path.reverse()  # start ... goal, each row taking the column that follows it
     takes, freed_rows, freed_cols = [(r, c)], [], []
-    for here, there in itertools.pairwise(path):
-        if here != "Z" and here[0] == "r" and there != "Z" and there[0] == "c":
+    for here, there in itertools.pairwise(path):  # "Z"[0] is neither "r" nor "c"
+        if here[0] == "r" and there[0] == "c":
             takes.append((here[1], there[1]))
-        elif here != "Z" and here[0] == "r" and there == "Z":
+        elif here[0] == "r" and there == "Z":
             freed_rows.append(here[1])
         elif here == "Z" and there[0] == "c":
             freed_cols.append(there[1])
@@ -1835,19 +1458,46 @@ def _rotation(r: int, c: int, tight: list[list[int]], u: list[int], v: list[int]
     return True
 
 
-# ----- the document (spec 2.0 §4, §6) ---------------------------------------------------
+def _alternating_path(r: int, c: int, tight: list[list[int]], u: list[int], v: list[int],
+                      mate_row: list[int], mate_col: list[int], done_rows: list[bool],
+                      done_cols: list[bool]) -> list[Any] | None:
+    """A tight alternating path from ``c``'s row to ``r`` (``"Z"``: free or zero-dual), or None."""
+    start = ("r", mate_col[c]) if mate_col[c] >= 0 else "Z"
+    back: dict[Any, Any] = {start: None}
+    queue, goal = [start], ("r", r)
+    while queue and goal not in back:
+        node = queue.pop(0)
+        steps: list[Any] = []
+        if node == "Z":
+            steps = [("r", x) for x in range(len(mate_row)) if mate_row[x] < 0 and
+                     not done_rows[x]] + [("c", y) for y in range(len(mate_col)) if y != c
+                                          and mate_col[y] >= 0 and v[y] == 0 and not done_cols[y]]
+        elif node[0] == "c":
+            steps = [("r", mate_col[node[1]])] if mate_col[node[1]] >= 0 else ["Z"]
+        elif node[1] != r:
+            steps = [("c", y) for y in tight[node[1]] if y != mate_row[node[1]] and
+                     not done_cols[y] and y != c] + (["Z"] if u[node[1]] == 0 else [])
+        for step in steps:
+            if step not in back and (step[0] != "r" or not done_rows[step[1]]):
+                back[step] = node
+                queue.append(step)
+    if goal not in back:
+        return None
+    path, node = [], goal
+    while node is not None:
+        path.append(node)
+        node = back[node]
+    return path[::-1]  # start ... goal, each row taking the column that follows it
 
+
+# ----- the document (spec 2.0 §4, §6) ---------------------------------------------------
 def _as_options(options: Options | Mapping[str, Any] | None) -> Options:
-    """``options`` as an Options (a mapping through :meth:`Options.from_mapping`)."""
     return options if isinstance(options, Options) else Options.from_mapping(options)
 
 
 @dataclass(frozen=True)
 class Document:
-    """One document prepared under a 2.x version: its schema compiled and its label read
-    once; each result is then read and walked against them (:meth:`prepare` raises
-    ScoringError for an unusable schema)."""
-
+    """A 2.x document: schema compiled and label read once (:meth:`prepare`: ScoringError)."""
     version: str
     walker: Walker
     root: Any
@@ -1862,9 +1512,7 @@ class Document:
         return cls(version, walker, root, label, walker.read(root, label, label=True), file)
 
     def score(self, result: Any) -> DocScore:
-        """The score of ``result`` (any JSON value; never raises for it): one walk, one
-        summation; a result that is not an object under an object schema is a parse
-        failure. Raises ScoringError for a label that is not an object there."""
+        """The score of ``result``, any JSON value; ScoringError only for a non-object label."""
         if isinstance(self.root, ObjectNode):
             if not isinstance(self.label, dict):
                 raise ScoringError(self.file, "", "the label must be a JSON object, not "
@@ -1877,8 +1525,7 @@ class Document:
         return DocScore.from_verdicts(verdicts, version=self.version, exact=self.walker.exact)
 
     def parse_failure(self, data: Any = None) -> DocScore:
-        """An unusable result (spec 2.0 §4): each non-empty label leaf a ``parse_failure``
-        verdict, the document 0.0 even when the label states nothing."""
+        """An unusable result (spec 2.0 §4): each non-empty label leaf ``parse_failure``, 0.0."""
         found: list[Verdict] = []
         self.walker.walk(self.root, self.label_read, EMPTY, "", "", found)
         verdicts = [v._replace(kind="parse_failure") for v in found if v.kind == "missing"]
@@ -1901,26 +1548,23 @@ def _document_2_1(schema: Any, label: Any, options: Options, file: str) -> Docum
 # =====================================================================================
 # 8. Version 1.0: DocuBench 0.1.0, frozen (spec 1.0)
 # =====================================================================================
-# Every rule below is spec 1.0, odd ones included (section numbers are that page's).
-# Nothing here is shared with version 2.x, so no fix there moves a 1.0 number.
+# Spec 1.0 (its section numbers), odd rules included; shared with nothing in 2.x.
 
 _V1_SPACE = re.compile(r"\s+")
 _V1_NONWORD = re.compile(r"\W")  # the standard `re`, not `regex` (spec 1.0 §1.3)
+_V1_GONE = object()  # a pruned node (None is a schema value like any other)
 
 
 @dataclass(frozen=True)
 class DocScoreV1:
-    """A version-1.0 document score, shaped as spec 1.0 §5: ``value`` is ``final`` in
-    [0, 1]; ``arrays`` maps each array name (its top-level member) to ``(score, total)``,
-    ``total`` the float weight of §3; ``non_array`` is ``(score, counted)`` or None."""
-
+    """A 1.0 score (spec 1.0 §5): ``value`` in [0, 1], ``arrays``, ``non_array``."""
     value: float
     arrays: dict[str, tuple[float, float]] | None = None
     non_array: tuple[float, int] | None = None
     version: str = "1.0"
 
     def to_dict(self) -> dict[str, Any]:
-        """The reference's output: ``{"arrays"?, "non_array"?, "final"}``."""
+        """DocuBench's output: ``{"arrays"?, "non_array"?, "final"}``."""
         out: dict[str, Any] = {}
         if self.arrays is not None:
             out["arrays"] = {k: {"score": s, "total": t} for k, (s, t) in self.arrays.items()}
@@ -1943,8 +1587,7 @@ def _v1_is_empty(value: Any) -> bool:
 
 
 def _v1_strip(value: Any) -> Any:
-    """§1.1: an object drops each member whose stripped value is "", [] or {}; an array
-    keeps every element (each stripped)."""
+    """§1.1: objects drop members whose stripped value is "", [] or {}; arrays keep all."""
     if isinstance(value, list):
         return [_v1_strip(element) for element in value]
     if not isinstance(value, dict):
@@ -1954,8 +1597,7 @@ def _v1_strip(value: Any) -> Any:
 
 
 def _v1_normalize(value: Any, where: str) -> Any:
-    """§1.2-1.3: numbers to ``round(float, 6)``; strings squeezed, lower-cased (not
-    casefolded) and ``\\W``-deleted; object keys untouched."""
+    """§1.2-1.3: numbers ``round(float, 6)``; strings unspaced, lower-cased, ``\\W`` deleted."""
     if isinstance(value, dict):
         return {key: _v1_normalize(member, where) for key, member in value.items()}
     if isinstance(value, list):
@@ -1972,9 +1614,7 @@ def _v1_normalize(value: Any, where: str) -> Any:
 
 
 def _v1_array_fields(schema: Any, file: str) -> dict[str, tuple[str, ...]]:
-    """§2: array name -> data path, in order of first discovery, a later one under the
-    same name replacing it. Raises ScoringError (§7) at the first array field that is
-    not under a chain of ``properties``."""
+    """§2: array name -> data path; ScoringError (§7) off a chain of ``properties``."""
     fields: dict[str, tuple[str, ...]] = {}
     stack: list[tuple[Any, list[Any]]] = [(schema, [])]  # depth-first, document order
     while stack:
@@ -2006,34 +1646,22 @@ def _v1_items(value: Any, data_path: tuple[str, ...]) -> list[Any]:
     return value if isinstance(value, list) else []
 
 
-def _v1_flatten(item: Any) -> dict[str, Any]:
-    """§3: an object item -> {dotted key: leaf}, arrays as sorted-key JSON text; any other
-    item is the one leaf ``_val``. A colliding key: the later one in document order wins."""
+def _v1_flatten(item: Any, prefix: str = "") -> dict[str, Any]:
+    """§3: an item as {dotted key: leaf}, arrays as JSON text; else ``{"_val": item}``."""
     if not isinstance(item, dict):
         return {"_val": item}
     leaves: dict[str, Any] = {}
-
-    def visit(obj: dict[str, Any], prefix: str) -> None:
-        for key, member in obj.items():
-            if isinstance(member, dict):
-                visit(member, prefix + key + ".")
-            else:
-                leaves[prefix + key] = json.dumps(member, sort_keys=True) \
-                    if isinstance(member, list) else member
-
-    visit(item, "")
+    for key, member in item.items():  # a later key wins a collision
+        if isinstance(member, dict):
+            leaves.update(_v1_flatten(member, prefix + key + "."))
+        else:
+            leaves[prefix + key] = json.dumps(member, sort_keys=True) \
+                if isinstance(member, list) else member
     return leaves
 
 
 def _v1_array_score(label_items: list[Any], result_items: list[Any]) -> tuple[float, float]:
-    """§3: (score, weight) of one array field by DocuBench's greedy assignment: every pair
-    (label outer, result inner) sorted by similarity, highest first, stably; each pair
-    taken when both items are still free, its similarity added in that order.
-
-    Similarity is equal keys / kept keys, keys empty on both sides skipped, so the kept
-    keys are those non-empty on either side; an equal key is non-empty on both (a
-    non-empty value never ``==`` an empty one). A pair of similarity 0.0 adds nothing and
-    sorts last, so leaving it out changes neither the pairs taken nor a bit of the sum."""
+    """§3: (score, weight) of one array field by greedy pairing (0.0 pairs change nothing)."""
     n_label, n_result = len(label_items), len(result_items)
     if n_label == 0 and n_result == 0:
         return 1.0, 0.0
@@ -2061,14 +1689,10 @@ def _v1_array_score(label_items: list[Any], result_items: list[Any]) -> tuple[fl
     return total / max(n_label, n_result), weight
 
 
-_V1_GONE = object()  # a pruned node (None is a schema value like any other)
-
-
 def _v1_prune(node: Any) -> Any:
     """§4: the schema without array subschemas, empty members and propertyless objects."""
     def keep(member: Any) -> bool:
         return member is not _V1_GONE and not (isinstance(member, list | dict) and not member)
-
     if isinstance(node, list):
         return [e for e in map(_v1_prune, node) if keep(e)]
     if not isinstance(node, dict):
@@ -2082,9 +1706,8 @@ def _v1_prune(node: Any) -> Any:
     return _V1_GONE if is_object and not out.get("properties") else out
 
 
-def _v1_non_array(pruned: dict[str, Any], result: Any, label: Any,
-                  file: str) -> tuple[float, int]:
-    """§4: (score, counted) of the non-array leaves, whole values compared by ``==``."""
+def _v1_non_array(pruned: dict[str, Any], result: Any, label: Any, file: str) -> tuple[float, int]:
+    """§4: (score, counted) of the non-array leaves, values compared by ``==``."""
     correct = counted = 0
     stack: list[tuple[Any, Any, Any, str]] = [(pruned, result, label, "")]
     while stack:
@@ -2106,10 +1729,7 @@ def _v1_non_array(pruned: dict[str, Any], result: Any, label: Any,
 
 @dataclass(frozen=True)
 class DocumentV1:
-    """One document prepared under version 1.0: the schema's array fields and non-array
-    part found and the label pre-processed once (spec 1.0 §1-§4). ``problem`` is the
-    ScoringError where the reference has no answer (§7), raised by every score."""
-
+    """A 1.0 document (spec 1.0 §1-§4); ``problem``: no answer (§7), raised by every score."""
     arrays: dict[str, tuple[str, ...]]
     pruned: Any
     label: Any
@@ -2123,8 +1743,7 @@ class DocumentV1:
             try:
                 pruned, label = _v1_prune(schema), _v1_normalize(_v1_strip(label), "label")
             except RecursionError:  # the reference overflows too; name the input instead
-                raise ScoringError(file, "", "schema or label nested too deeply to walk") \
-                    from None
+                raise ScoringError(file, "", "schema or label nested too deeply to walk") from None
             if not arrays and not (isinstance(pruned, dict) and pruned.get("properties")):
                 raise ScoringError(file, "", "version 1.0 has no answer for a schema with "
                                    "no scorable field (DocuBench raises); version 2.0 scores it")
@@ -2133,8 +1752,7 @@ class DocumentV1:
         return cls(arrays, pruned, label, file)
 
     def score(self, result: Any) -> DocScoreV1:
-        """The score of ``result`` (an envelope's data, any JSON value), as DocuBench
-        0.1.0 computes it. Raises :attr:`problem` if there is one."""
+        """The score of ``result`` as DocuBench computes it; raises :attr:`problem`."""
         if self.problem is not None:
             raise self.problem
         try:
@@ -2162,32 +1780,24 @@ class DocumentV1:
 
 def v1_final(arrays: Mapping[str, tuple[float, float]] | None,
              non_array: tuple[float, int] | None) -> float:
-    """Spec 1.0 §5: ``final`` from the parts in DocuBench's order of float operations:
-    without arrays the non-array score, else the parts' scores weighted by their totals
-    (1.0 when every total is 0). A stored 1.0 score is checked against it."""
+    """Spec 1.0 §5: ``final``, in DocuBench's order of float operations."""
     if not arrays:
         return non_array[0] if non_array is not None else 1.0
     weighted = total = 0.0
-    for s, w in arrays.values():
+    for s, w in [*arrays.values(), *([non_array] if non_array is not None else [])]:
         total += w
         weighted += s * w
-    if non_array is not None:
-        total += non_array[1]
-        weighted += non_array[0] * non_array[1]
     return weighted / total if total else 1.0
 
 
 # =====================================================================================
 # 9. Versions and entry points
 # =====================================================================================
-# A scoring version is one record: everything that differs between versions lives in
-# its fields, so no code outside the records asks which version it runs.
+# A scoring version is one record: no code outside the records asks which version it runs.
 
-#: What a result file became after its version's envelope rule: ``status`` is
-#: ``"scored"``, ``"parse_failure"`` or ``"missing"``; ``data`` the value to score;
-#: ``note`` says what was done with the file (``""`` when nothing odd).
 @dataclass(frozen=True)
 class Outcome:
+    """A result file's ``status`` (scored, parse_failure, missing), ``data`` and ``note``."""
     status: str
     data: Any
     note: str = ""
@@ -2198,9 +1808,7 @@ UNREADABLE: Any = type("Unreadable", (), {"__repr__": lambda self: "UNREADABLE"}
 
 
 def _envelope_v1(value: Any, schema: Any) -> Outcome:
-    """DocuBench's rule (spec 1.0 §6): an object gives its ``data`` member (``{}`` when
-    absent) whatever its ``status``; anything else is ``{}``. A failed or unreadable
-    file is still reported as a parse failure, for coverage."""
+    """DocuBench's rule (spec 1.0 §6): an object's ``data``, anything else ``{}``."""
     if not isinstance(value, dict):
         why = "not valid JSON" if value is UNREADABLE else "not a JSON object"
         return Outcome("parse_failure", {}, f"{why}: scored as {{}}")
@@ -2211,13 +1819,7 @@ def _envelope_v1(value: Any, schema: Any) -> Outcome:
 
 
 def is_envelope(value: Any, schema: Any) -> bool:
-    """Whether a result file's top-level value is an envelope (spec 2.0 §6).
-
-    An object with a ``status`` member is an envelope. So is an object with a ``data``
-    member that the schema's root ``properties`` do not declare (DocuBench writes some
-    systems' envelopes without ``status``; see docs/SCORING.md, "choices"). Any other
-    JSON value is the result itself.
-    """
+    """An object with ``status``, or an undeclared ``data`` (spec 2.0 §6; SCORING.md, choices)."""
     if not isinstance(value, dict):
         return False
     if "status" in value:
@@ -2227,10 +1829,7 @@ def is_envelope(value: Any, schema: Any) -> bool:
 
 
 def _envelope_v2(value: Any, schema: Any) -> Outcome:
-    """Spec 2.0 §6: a file that is not valid JSON, an envelope whose ``status`` is not
-    ``"ok"``, or whose ``data`` is neither an object nor text holding one (a markdown
-    code fence around it allowed) is a parse failure; a value that is not an envelope
-    (:func:`is_envelope`) is the result itself."""
+    """Spec 2.0 §6: an envelope's ``data`` (text holding JSON decoded), or a parse failure."""
     if value is UNREADABLE:
         return Outcome("parse_failure", None, "not valid JSON")
     if not is_envelope(value, schema):
@@ -2238,8 +1837,7 @@ def _envelope_v2(value: Any, schema: Any) -> Outcome:
                                        and schema.get("type") not in (None, "object")):
             return Outcome("scored", value)
         return Outcome("parse_failure", None, f"result is a JSON {_kind(value)}, not an object")
-    status = value.get("status", "ok")
-    if status != "ok":
+    if (status := value.get("status", "ok")) != "ok":
         return Outcome("parse_failure", None, f"envelope status is {status!r}, not 'ok'")
     data, note = value.get("data"), ""
     if isinstance(data, str):
@@ -2257,18 +1855,13 @@ def _envelope_v2(value: Any, schema: Any) -> Outcome:
 
 
 def _kind(value: Any) -> str:
-    """JSON kind of a parsed value: object, array, string, number, boolean or null."""
-    for kind, types in (("boolean", bool), ("object", dict), ("array", list),
-                        ("string", str), ("number", (int, float, Decimal))):
-        if isinstance(value, types):
-            return kind
-    return "null"
+    kinds = (("boolean", bool), ("object", dict), ("array", list), ("string", str),
+             ("number", (int, float, Decimal)))
+    return next((kind for kind, types in kinds if isinstance(value, types)), "null")
 
 
 def _mean_v1(values: Sequence[float]) -> float:
-    """DocuBench's published aggregate, ``math.fsum(scores) / len(scores)``: it matches
-    every system score and every breakdown cell of its summary.json bit for bit (126 of
-    126 cells; a plain ``sum`` misses 9 and ``statistics.mean`` 5)."""
+    """``math.fsum / len``: DocuBench's summary.json, all 126 cells, bit for bit."""
     return math.fsum(values) / len(values)
 
 
@@ -2279,19 +1872,7 @@ def _mean_v2(values: Sequence[float]) -> float:
 
 @dataclass(frozen=True)
 class ScoringVersion:
-    """One scoring version, whole: the only place where versions differ.
-
-    ``document(schema, label, options, file)`` prepares one document (schema compiled,
-    label read) into an object whose ``score(result)``, ``parse_failure(data)`` and
-    ``missing()`` give a document score (``None``: left out of the mean);
-    ``envelope(value, schema)`` turns a result file's parsed value (or
-    :data:`UNREADABLE`) into an :class:`Outcome`; ``pairing`` names how array items are
-    paired (printed in signatures); ``mean`` aggregates document scores; ``result_type``
-    is the class of a document score (``.value`` in [0, 1], ``to_dict``, ``from_dict``);
-    ``uses_options`` says whether ``x-leafscore`` options can move a score;
-    ``missing_rule`` says in words what ``missing`` does.
-    """
-
+    """One scoring version, whole: the only place where versions differ."""
     name: str
     document: Callable[[Any, Any, Options, str], Any]
     envelope: Callable[[Any, Any], Outcome]
@@ -2311,8 +1892,7 @@ class ScoringVersion:
         """Whether a document score of this version lists one verdict per leaf."""
         return any(f.name == "verdicts" for f in dataclasses.fields(self.result_type))
 
-    def score(self, result: Any, schema: Any, label: Any, options: Options,
-              file: str = "") -> Any:
+    def score(self, result: Any, schema: Any, label: Any, options: Options, file: str = "") -> Any:
         """One document's score of ``result`` (the result itself)."""
         return self.document(schema, label, options, file).score(result)
 
@@ -2327,8 +1907,7 @@ class ScoringVersion:
 
     def score_outcome(self, outcome: Outcome, schema: Any, label: Any, options: Options,
                       file: str = "", document: Any = None) -> Any:
-        """The document score of what the envelope rule gave (``None``: not scored);
-        ``document``: this document already prepared, else it is prepared here."""
+        """The score of an :class:`Outcome` (None: not scored), ``document`` prepared or not."""
         document = document or self.document(schema, label, options, file)
         if outcome.status == "missing":
             return document.missing()
@@ -2337,47 +1916,30 @@ class ScoringVersion:
         return document.score(outcome.data)
 
 
-#: Scoring version -> its record.
 VERSIONS: dict[str, ScoringVersion] = {
-    "1.0": ScoringVersion("1.0", lambda s, lab, o, f: DocumentV1.prepare(s, lab, f),
-                          _envelope_v1, "greedy", _mean_v1, DocScoreV1, False,
-                          "left out of the mean"),
-    "2.0": ScoringVersion("2.0", _document_2_0, _envelope_v2, "optimal", _mean_v2, DocScore,
-                          True, "scored as an empty result"),
-    "2.1": ScoringVersion("2.1", _document_2_1, _envelope_v2, "lexicographic", _mean_v2,
-                          DocScore, True, "scored as an empty result"),
-}
-#: How each version pairs array items.
-MATCHING: dict[str, str] = {name: record.pairing for name, record in VERSIONS.items()}
-#: A document score of either version.
-DocumentScore = DocScore | DocScoreV1
+    "1.0": ScoringVersion("1.0", lambda s, lab, o, f: DocumentV1.prepare(s, lab, f), _envelope_v1,
+                          "greedy", _mean_v1, DocScoreV1, False, "left out of the mean"),
+    "2.0": ScoringVersion("2.0", _document_2_0, _envelope_v2, "optimal", _mean_v2, DocScore, True,
+                          "scored as an empty result"),
+    "2.1": ScoringVersion("2.1", _document_2_1, _envelope_v2, "lexicographic", _mean_v2, DocScore,
+                          True, "scored as an empty result")}
+MATCHING: dict[str, str] = {name: record.pairing for name, record in VERSIONS.items()}  #: pairing
+DocumentScore = DocScore | DocScoreV1  #: a document score of any version
 
 
 def scoring_version(version: str | None) -> ScoringVersion:
-    """The record of ``version`` (``None``: :data:`DEFAULT_VERSION`).
-
-    Raises ValueError quoting ``version`` and the choices for an unknown version.
-    """
-    record = VERSIONS.get(DEFAULT_VERSION if version is None else version)
-    if record is None:
+    """The record of ``version`` (None: the default); ValueError quoting the choices."""
+    if (record := VERSIONS.get(DEFAULT_VERSION if version is None else version)) is None:
         choices = ", ".join(repr(v) for v in SCORING_VERSIONS)
         raise ValueError(f"version={version!r} is not one of {choices}")
     return record
 
 
 def score(result: Any, schema: Any, label: Any, *, version: str = DEFAULT_VERSION,
-          options: Options | Mapping[str, Any] | None = None,
-          file: str = "") -> DocumentScore:
-    """Score one document: ``result`` (the result itself, any JSON value, not a file's
-    envelope) against ``label`` (the hand-verified JSON value) under ``schema`` (a JSON
-    Schema dict), by scoring ``version`` (one of :data:`SCORING_VERSIONS`), with
-    benchmark-wide ``x-leafscore`` ``options`` (validated always, ignored by 1.0);
-    ``file`` names the document in errors. A result that is not an object under an
-    object schema is a parse failure (2.x). A file is read with :func:`score_file`.
-
-    Returns a :class:`DocScore` (2.x) or :class:`DocScoreV1` (1.0), ``.value`` in [0, 1].
-    Raises ValueError for an unknown version or option; ScoringError for a schema or
-    label the metric cannot score, never for a result.
+          options: Options | Mapping[str, Any] | None = None, file: str = "") -> DocumentScore:
+    """Score ``result`` (any JSON value) against ``label`` under ``schema`` (a JSON Schema dict)
+    by ``version``: a :class:`DocScore` (2.x) or :class:`DocScoreV1` (1.0), ``.value`` in [0,
+    1]. ValueError for an unknown version or option, ScoringError for an unusable schema or label.
 
     >>> schema = {"type": "object", "properties": {"n": {"type": "number"}}}
     >>> score({"n": "1,240.00"}, schema, {"n": 1240}).value
@@ -2391,21 +1953,15 @@ def score(result: Any, schema: Any, label: Any, *, version: str = DEFAULT_VERSIO
 def score_parse_failure(schema: Any, label: Any, *, version: str = DEFAULT_VERSION,
                         options: Options | Mapping[str, Any] | None = None,
                         file: str = "") -> DocumentScore:
-    """Score a document whose result is unusable (invalid JSON, a failed envelope): under
-    2.x every non-empty label leaf is a ``parse_failure`` verdict and the value is 0.0;
-    under 1.0, the score of an empty result. Raises as :func:`score`."""
-    return scoring_version(version).parse_failure(None, schema, label, _as_options(options),
-                                                  file)
+    """Score an unusable result (2.x: each label leaf ``parse_failure``, 0.0); as :func:`score`."""
+    record, options = scoring_version(version), _as_options(options)
+    return record.parse_failure(None, schema, label, options, file)
 
 
 def score_file(result: str | os.PathLike[str], schema: str | os.PathLike[str],
                label: str | os.PathLike[str], *, version: str = DEFAULT_VERSION,
                options: Options | Mapping[str, Any] | None = None) -> DocumentScore:
-    """Score a result file against a label file under a schema file as every entry point
-    does (the reader's rules, then the version's envelope rule; an unreadable or absent
-    result is a parse failure or missing, as the version says). Returns as :func:`score`.
-    Raises InputError naming the file and place for an unreadable schema or label, and as
-    :func:`score`."""
+    """Score result, schema and label files as every entry point does; InputError, as score."""
     record = scoring_version(version)
     schema_value, label_value = read_json_file(schema).value, read_json_file(label).value
     return record.score_outcome(read_outcome(Path(result), schema_value, record), schema_value,
@@ -2415,79 +1971,50 @@ def score_file(result: str | os.PathLike[str], schema: str | os.PathLike[str],
 # =====================================================================================
 # 10. Files: reading, envelopes, config, folder, CLI
 # =====================================================================================
-# One reader for every file of every entry point: `python scorer.py` and the `leafscore`
-# package alike (the package adds warnings and limits around it, never a second rule).
+# One reader for every file of every entry point; the package adds warnings, never a rule.
 
-#: Largest label, schema or result file read, in bytes (a bigger result is a parse failure).
-MAX_FILE_BYTES = 64 * 1024 * 1024
-#: Deepest nesting of objects and arrays read from a file, in levels (``[[1]]`` is 2).
-MAX_DEPTH = 200
-#: A byte-order mark decides the encoding; without one, files are UTF-8. Longest first:
-#: the UTF-32-LE mark starts with the UTF-16-LE one.
+MAX_FILE_BYTES = 64 * 1024 * 1024  #: largest file read, in bytes (a bigger result: parse failure)
+MAX_DEPTH = 200  #: deepest nesting of objects and arrays read from a file (``[[1]]`` is 2)
+#: Byte-order marks, longest first (UTF-32-LE's starts with UTF-16-LE's); none: UTF-8.
 _BOMS = ((b"\xff\xfe\x00\x00", "utf-32-le", "UTF-32"), (b"\x00\x00\xfe\xff", "utf-32-be", "UTF-32"),
          (b"\xef\xbb\xbf", "utf-8", "UTF-8"), (b"\xff\xfe", "utf-16-le", "UTF-16"),
          (b"\xfe\xff", "utf-16-be", "UTF-16"))
-#: A whole text in a markdown code fence, LF or CRLF line ends.
 FENCE = re.compile(r"\s*```[ \t]*(?:json5?|JSON|jsonc)?[ \t]*\r?\n(?P<body>.*?)\r?\n?[ \t]*```\s*",
-                    re.DOTALL)
+                   re.DOTALL)
+_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+_USAGE = """python scorer.py [ROOT] [--version V] [--format table|json|md]
+       python scorer.py RESULT.json SCHEMA.json LABEL.json [--version V] [--details]"""
+_EPILOG = """formats: table = documents x systems, fractions in [0, 1]; json = the same as JSON;
+md = a ranked leaderboard in percent. One document: its score as JSON (fractions).
+
+example: python scorer.py . --format md"""
 
 
 @dataclass(frozen=True)
 class Parsed:
-    """A JSON value as read, and warnings about how it was read (one line each).
-    ``written_numbers``: how many numbers in it keep their written form
-    (:class:`JSONNumber`); ``None`` when not counted. A note on how to digest the value,
-    not part of what was read: left out of equality and ``repr``."""
-
+    """A value as read, its warnings (a line each) and how many :class:`JSONNumber` it holds."""
     value: Any
     warnings: tuple[str, ...] = ()
     written_numbers: int | None = dataclasses.field(default=None, compare=False, repr=False)
 
 
-
 class JSONNumber(float):
-    """A JSON number read from a file that a float cannot hold exactly: the float, plus
-    ``text``, its written form (spec 2.0 §7: numbers are read from their written form).
-
-    It is a float to everything else (version 1.0, JSON output, arithmetic); version 2.0
-    and :func:`canonical_json` read ``text``.
-    """
-
+    """A float read from a file with ``text``, its written form (spec 2.0 §7)."""
     __slots__ = ("text",)
 
 
-def _read_float(token: str) -> float:
-    """A JSON float token: a float, or a :class:`JSONNumber` when its shortest form
-    differs from what was written; InputError-bound ValueError when it overflows."""
-    number = float(token)
-    if math.isinf(number):
-        raise _Refused(token, f"number {_short(token)} is too large for a float")
-    if repr(number) == token:
-        return number
-    exact = JSONNumber(token)
-    exact.text = token
-    return exact
-
-
 class _Refused(Exception):
-    """Raised by a parse hook: ``token`` is the literal refused, ``reason`` why."""
-
-    def __init__(self, token: str, reason: str) -> None:
-        super().__init__(token, reason)
-        self.token, self.reason = token, reason
+    """Raised by a parse hook; ``args``: the literal refused and why."""
 
 
 def _refuse_constant(name: str) -> Any:
     raise _Refused(name, f"{name} is not a JSON value (RFC 8259 allows finite numbers only)")
 
 
-def _short(literal: str) -> str:
-    return literal if len(literal) <= 24 else f"{literal[:20]}...({len(literal):,} characters)"
-
-
 def decode_bytes(data: bytes, source: str, warnings: list[str]) -> str:
-    """Text of a file's bytes: a byte-order mark decides the encoding (with a warning),
-    else UTF-8. Raises InputError at the byte offset of the first bad byte."""
+    """Text of a file: UTF-8, or as a byte-order mark says; InputError at a bad byte."""
     for mark, codec, label in _BOMS:
         if data.startswith(mark):
             try:
@@ -2510,18 +2037,10 @@ def decode_bytes(data: bytes, source: str, warnings: list[str]) -> str:
 
 
 def _deepest(data: bytes, limit: int) -> int:
-    """Byte offset of the bracket opening level ``limit + 1`` in JSON text ``data``
-    (-1 when nesting stays within ``limit``), found without parsing, in linear time.
-
-    Escaped backslashes and quotes are blanked; a running count of the quotes before each
-    bracket tells whether it stands inside a string; the running sum of +1/-1 steps of
-    the brackets outside strings is the depth. Text that is not JSON gives some number,
-    and the parser then refuses it.
-    """
+    """Offset of the bracket opening level ``limit + 1``, -1 for none; linear, unparsed."""
     if data.count(b"[") + data.count(b"{") <= limit:
         return -1
     import numpy as np  # only a file with more brackets than levels allowed needs it
-
     step = np.zeros(256, dtype=np.int8)
     step[[ord("["), ord("{")]] = 1
     step[[ord("]"), ord("}")]] = -1
@@ -2537,10 +2056,8 @@ def _deepest(data: bytes, limit: int) -> int:
 
 
 def _outside_strings(text: str, token: str) -> int:
-    """Offset of the first ``token`` standing outside JSON strings (0 if none): an error
-    path only, linear in the text (no backtracking)."""
+    """Offset of the first ``token`` outside JSON strings (0 if none), in linear time."""
     import numpy as np  # an error path only
-
     data = text.replace("\\\\", "__").replace('\\"', "__")
     quotes = np.flatnonzero(np.frombuffer(data.encode("utf-32-le", "surrogatepass"),
                                           dtype=np.uint32) == 0x22)
@@ -2557,50 +2074,27 @@ def _line_column(text: str, offset: int) -> str:
     return f"line {line} column {offset - (text.rfind(chr(10), 0, offset) + 1) + 1}"
 
 
-_LONE_SURROGATE = re.compile(r"[\ud800-\udfff]")
-
-
 def _replace_surrogates(value: Any) -> tuple[Any, int]:
-    """``value`` with unpaired surrogates in strings and keys replaced by U+FFFD, and how
-    many (recursive: nesting was bounded before parsing)."""
+    """``value`` with lone surrogates made U+FFFD, and how many (nesting was bounded first)."""
     if isinstance(value, str):
         return _LONE_SURROGATE.subn("\ufffd", value)
-    total = 0
     if isinstance(value, list):
-        items = []
-        for item in value:
-            fixed, count = _replace_surrogates(item)
-            items.append(fixed)
-            total += count
-        return items, total
+        fixed = [_replace_surrogates(item) for item in value]
+        return [item for item, _ in fixed], sum(count for _, count in fixed)
     if isinstance(value, dict):
-        members = {}
-        for key, item in value.items():
-            fixed_key, key_count = _replace_surrogates(key)
-            members[fixed_key], count = _replace_surrogates(item)
-            total += key_count + count
-        return members, total
+        pairs = [(_replace_surrogates(k), _replace_surrogates(v)) for k, v in value.items()]
+        return ({k: v for (k, _), (v, _) in pairs},
+                sum(key_count + count for (_, key_count), (_, count) in pairs))
     return value, 0
 
 
 def unwrap_fence(text: str) -> str:
     """The body of a markdown code fence around the whole ``text``, else ``text``."""
-    fenced = FENCE.fullmatch(text)
-    return fenced.group("body") if fenced else text
+    return fenced.group("body") if (fenced := FENCE.fullmatch(text)) else text
 
 
 def parse_json(data: bytes | str, source: str, *, max_depth: int = MAX_DEPTH) -> Parsed:
-    """Read one JSON value from a file's bytes (or text) under the reader's rules.
-
-    The rules, the same for every entry point (docs/SCORING.md, "Reading files"):
-    UTF-8, or UTF-16/32 with a byte-order mark (warned); nesting deeper than
-    ``max_depth`` levels refused before parsing; ``NaN``/``Infinity`` tokens and numbers
-    that overflow a double refused (RFC 8259); integers over Python's int-string limit
-    refused; floats kept with their written form (:class:`JSONNumber`); duplicate keys:
-    the last wins (warned); unpaired surrogate escapes replaced by U+FFFD (warned).
-
-    Returns a :class:`Parsed`; raises InputError(source, position, reason) otherwise.
-    """
+    """One JSON value by the reader's rules (docs/SCORING.md, "Reading files"); InputError."""
     warnings: list[str] = []
     text = decode_bytes(bytes(data), source, warnings) if not isinstance(data, str) else data
     if text.startswith("\ufeff"):
@@ -2608,10 +2102,9 @@ def parse_json(data: bytes | str, source: str, *, max_depth: int = MAX_DEPTH) ->
         warnings.append(f"{source}: a byte-order mark (U+FEFF) starts the text; ignored")
     if not text.strip():
         raise InputError(source, "", "is empty, expected a JSON value")
-    deep = _deepest(text.encode("utf-8", "surrogatepass"), max_depth)
-    if deep >= 0:
-        offset = len(text.encode("utf-8", "surrogatepass")[:deep].decode("utf-8",
-                                                                        "surrogatepass"))
+    encoded = text.encode("utf-8", "surrogatepass")
+    if (deep := _deepest(encoded, max_depth)) >= 0:
+        offset = len(encoded[:deep].decode("utf-8", "surrogatepass"))
         raise InputError(source, _line_column(text, offset),
                          f"nesting deeper than {max_depth} levels")
     duplicates: list[str] = []
@@ -2622,23 +2115,27 @@ def parse_json(data: bytes | str, source: str, *, max_depth: int = MAX_DEPTH) ->
             seen: set[str] = set()
             duplicates.extend(k for k, _ in pairs if k in seen or seen.add(k))
         return obj
-
     written: list[JSONNumber] = []  # counted, so a digest can be made in C without them
 
-    def read_float(token: str) -> float:
-        number = _read_float(token)
-        if number.__class__ is JSONNumber:
-            written.append(number)
-        return number
-
+    def read_float(token: str) -> float:  # a float, or a JSONNumber if written otherwise
+        number = float(token)
+        if math.isinf(number):
+            short = token if len(token) <= 24 else f"{token[:20]}...({len(token):,} characters)"
+            raise _Refused(token, f"number {short} is too large for a float")
+        if repr(number) == token:
+            return number
+        exact = JSONNumber(token)
+        exact.text = token
+        written.append(exact)
+        return exact
     try:
         value = json.loads(text, object_pairs_hook=members, parse_constant=_refuse_constant,
                            parse_float=read_float)
     except json.JSONDecodeError as exc:
         raise InputError(source, _line_column(text, exc.pos), exc.msg) from None
-    except _Refused as refused:
-        offset = _outside_strings(text, refused.token)
-        raise InputError(source, _line_column(text, offset), refused.reason) from None
+    except _Refused as refused:  # args: the literal refused, the reason
+        at = _outside_strings(text, refused.args[0])
+        raise InputError(source, _line_column(text, at), refused.args[1]) from None
     except ValueError:  # Python's int-string limit, from the C scanner
         limit = sys.get_int_max_str_digits()
         found = re.search(rf"\d{{{limit + 1},}}", text.replace('\\"', "__"))
@@ -2658,34 +2155,23 @@ def parse_json(data: bytes | str, source: str, *, max_depth: int = MAX_DEPTH) ->
     return Parsed(value, tuple(warnings), len(written))
 
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
-
-
 def read_file_bytes(path: str | os.PathLike[str], *, source: str | None = None,
                     max_bytes: int = MAX_FILE_BYTES) -> bytes:
-    """The bytes of a file the reader may read. ``source`` names it in errors (default:
-    the path as given). Raises InputError for a missing file, a folder or other
-    non-regular file, or a file over ``max_bytes`` (refused before it is read)."""
+    """A regular file's bytes, at most ``max_bytes``; InputError naming ``source``."""
     name = os.fspath(path)
     source = name if source is None else source
     try:
-        # Opened first, without waiting (a FIFO would wait for a writer), then looked at
-        # by fstat and read by os.read: one path lookup and no buffered file object, a
-        # third of the time of reading 10,000 small files. A path that cannot be opened
-        # is looked at by stat, so a socket or a folder is named as such everywhere.
+        # opened without waiting (a FIFO waits for a writer); unopenable: stat names it
         try:
             fd = os.open(name, _OPEN_FLAGS)
-        except FileNotFoundError:
-            raise
-        except OSError:
-            _check_file(os.stat(name), source, max_bytes)
+        except OSError as exc:
+            if not isinstance(exc, FileNotFoundError):
+                _check_file(os.stat(name), source, max_bytes)
             raise
         try:
             info = os.fstat(fd)
             _check_file(info, source, max_bytes)
-            # Ask for the size found, not the limit: a read of max_bytes + 1 allocates
-            # that much (64 MiB) for every file, 50 GB of address space and 280 MB of
-            # page tables over the 140,000 files of a 100,000-pair corpus.
+            # The size found, not the limit: max_bytes + 1 would allocate 64 MiB a file
             data = _read_up_to(fd, info.st_size + 1)
             if len(data) > info.st_size:  # grew after fstat: read on, up to the limit
                 data += _read_up_to(fd, max_bytes + 1 - len(data))
@@ -2700,11 +2186,7 @@ def read_file_bytes(path: str | os.PathLike[str], *, source: str | None = None,
     return data
 
 
-_OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
-
-
 def _check_file(info: os.stat_result, source: str, max_bytes: int) -> None:
-    """Raise InputError unless ``info`` is a regular file of at most ``max_bytes``."""
     if stat.S_ISDIR(info.st_mode):
         raise InputError(source, "", "is a directory, expected a JSON file")
     if not stat.S_ISREG(info.st_mode):
@@ -2714,24 +2196,13 @@ def _check_file(info: os.stat_result, source: str, max_bytes: int) -> None:
 
 
 def _read_up_to(fd: int, want: int) -> bytes:
-    """Up to ``want`` bytes from ``fd``, fewer only at the end of the file."""
     chunks, got = [], 0
     while got < want:
-        chunk = os.read(fd, want - got)
-        if not chunk:
+        if not (chunk := os.read(fd, want - got)):
             break
         chunks.append(chunk)
         got += len(chunk)
     return chunks[0] if len(chunks) == 1 else b"".join(chunks)
-
-
-def read_json_file(path: str | os.PathLike[str], *, source: str | None = None,
-                   max_bytes: int = MAX_FILE_BYTES) -> Parsed:
-    """Read a JSON file (a label, schema or result): :func:`read_file_bytes`, then
-    :func:`parse_json`. Raises InputError as they do, naming ``source`` (default: the
-    path as given) and the place."""
-    source = os.fspath(path) if source is None else source
-    return parse_json(read_file_bytes(path, source=source, max_bytes=max_bytes), source)
 
 
 def _too_large(size: int, limit: int) -> str:
@@ -2739,12 +2210,16 @@ def _too_large(size: int, limit: int) -> str:
             f"({limit / 2**20:g} MiB)")
 
 
+def read_json_file(path: str | os.PathLike[str], *, source: str | None = None,
+                   max_bytes: int = MAX_FILE_BYTES) -> Parsed:
+    """A JSON file by :func:`read_file_bytes`, :func:`parse_json`; InputError as they raise."""
+    source = os.fspath(path) if source is None else source
+    return parse_json(read_file_bytes(path, source=source, max_bytes=max_bytes), source)
+
+
 def read_outcome(path: Path, schema: Any, record: ScoringVersion,
                  root: Path | None = None) -> Outcome:
-    """What a result file becomes under a version: absent -> ``missing``; unreadable
-    (refused by :func:`read_json_file`, or a symlink leading outside ``root``) -> the
-    envelope rule applied to :data:`UNREADABLE`; else the envelope rule on its value.
-    The outcome's note names the reason; never raises for a bad result file."""
+    """What a result file becomes under a version (an :class:`Outcome`); never raises."""
     if not path.exists() and not path.is_symlink():
         return Outcome("missing", {}, f"missing: {record.missing_rule}")
     try:
@@ -2759,23 +2234,15 @@ def read_outcome(path: Path, schema: Any, record: ScoringVersion,
 
 
 # ----- benchmark.toml ------------------------------------------------------------------
-
 CONFIG_NAME = "benchmark.toml"
 #: The keys of ``benchmark.toml`` and their TOML types; any other key is an error.
 CONFIG_KEYS: dict[str, type] = {
     "name": str, "version": str, "scoring_version": str, "metadata": str,
-    "breakdowns": list, "options": dict, "display_names": dict,
-}
+    "breakdowns": list, "options": dict, "display_names": dict}
 
 
 def parse_config(text: str, source: str = CONFIG_NAME) -> dict[str, Any]:
-    """The table of a ``benchmark.toml``, checked: the one config reader.
-
-    Returns the TOML table with ``options`` resolved to an :class:`Options`. Raises
-    InputError(source, key, reason) for invalid TOML, an unknown key (a misspelt
-    ``scoring_verison`` is not silently ignored), a value of the wrong type, an unknown
-    ``scoring_version``, or an invalid ``[options]`` value.
-    """
+    """A ``benchmark.toml``'s table, checked, ``options`` an :class:`Options`; InputError."""
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -2785,8 +2252,7 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> dict[str, Any]:
             known = ", ".join(sorted(CONFIG_KEYS))
             raise InputError(source, key, f"unknown key {key!r} (known keys: {known})")
         if not isinstance(value, CONFIG_KEYS[key]):
-            raise InputError(source, key, f"must be a {CONFIG_KEYS[key].__name__}, "
-                             f"got {value!r}")
+            raise InputError(source, key, f"must be a {CONFIG_KEYS[key].__name__}, got {value!r}")
     if not all(isinstance(b, str) for b in table.get("breakdowns", ())):
         raise InputError(source, "breakdowns", "must be a list of column names")
     if not all(isinstance(v, str) for v in table.get("display_names", {}).values()):
@@ -2804,9 +2270,7 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> dict[str, Any]:
 
 
 def read_config(root: Path) -> dict[str, Any]:
-    """``ROOT/benchmark.toml`` read with :func:`parse_config`; ``{"options": Options()}``
-    when there is none. Raises InputError as :func:`parse_config`, or for text that is
-    not UTF-8."""
+    """``ROOT/benchmark.toml`` by :func:`parse_config` (absent: default options); InputError."""
     path = Path(root) / CONFIG_NAME
     if not path.is_file():
         return {"options": Options()}
@@ -2820,19 +2284,15 @@ def read_config(root: Path) -> dict[str, Any]:
 
 
 # ----- a benchmark folder --------------------------------------------------------------
-# `python scorer.py` is the minimal runner: one document, or a benchmark folder laid out
-# as schemas/<id>.json, labels/<id>.json, results/<system>/<id>.json. The `leafscore`
-# command (the package) adds validation, caching, workers, intervals and reports.
+# schemas/<id>.json, labels/<id>.json, results/<system>/<id>.json: `python scorer.py ROOT`.
 
 def is_hidden(name: str) -> bool:
-    """Hidden entries (``.ipynb_checkpoints``, ``.git``, editor files) are tools'
-    leftovers: skipped as systems, documents and results by every entry point."""
+    """Hidden entries (``.git``, editor files) are skipped by every entry point."""
     return name.startswith(".")
 
 
 def document_ids(folder: Path) -> list[str]:
-    """Sorted ids of ``folder/<id>.json`` (hidden files skipped); InputError when the
-    folder is missing."""
+    """Sorted ids of ``folder/<id>.json``, hidden ones skipped; InputError if no folder."""
     if not folder.is_dir():
         raise InputError(f"{folder}/", "", "folder is missing (expected schemas/, labels/ "
                          "and results/<system>/)")
@@ -2841,11 +2301,7 @@ def document_ids(folder: Path) -> list[str]:
 
 
 def system_names(results: Path) -> list[str]:
-    """Sorted names of the system folders under ``results`` (hidden ones skipped).
-
-    Raises InputError when there is no system to score: every command treats an empty or
-    missing ``results/`` the same way.
-    """
+    """Sorted system folders under ``results``, hidden ones skipped; InputError if none."""
     names = sorted(p.name for p in results.iterdir() if p.is_dir() and not is_hidden(p.name)) \
         if results.is_dir() else []
     if not names:
@@ -2855,24 +2311,11 @@ def system_names(results: Path) -> list[str]:
 
 
 def score_folder(root: Path, version: str, options: Options | None = None) -> dict[str, Any]:
-    """Score every document of every system in a benchmark folder.
-
-    Returns ``{"version": V, "systems": {system: {"score": float | None, "documents":
-    {id: float | None}}}}``: documents are the label ids in sorted order; a system's
-    score is the version's mean of its document scores (1.0: DocuBench's
-    ``sum / len``); ``None`` marks what the version leaves out (1.0: a missing file).
-    Warnings (one line per odd result file) go to stderr.
-
-    Raises InputError for a missing folder, label or schema, or no system folders, and
-    ScoringError where the version has no answer for a schema or label.
-    """
-    record = scoring_version(version)
-    options = options or Options()
-    ids = document_ids(root / "labels")
-    systems = system_names(root / "results")
+    """``{"version", "systems": {system: {"score", "documents": {id: score}}}}`` of a folder."""
+    record, options = scoring_version(version), options or Options()
+    ids, systems = document_ids(root / "labels"), system_names(root / "results")
     files = [(root / "schemas" / f"{i}.json", root / "labels" / f"{i}.json") for i in ids]
-    read = [(read_json_file(schema).value, read_json_file(label).value)
-            for schema, label in files]
+    read = [(read_json_file(schema).value, read_json_file(label).value) for schema, label in files]
     values: dict[str, dict[str, float | None]] = {system: {} for system in systems}
     notes: dict[tuple[str, str], str] = {}
     for doc_id, (schema_file, _), (schema, label) in zip(ids, files, read, strict=True):
@@ -2884,10 +2327,8 @@ def score_folder(root: Path, version: str, options: Options | None = None) -> di
                 notes[system, doc_id] = f"scorer.py: warning: {path}: {outcome.note}"
             doc = record.score_outcome(outcome, schema, label, options, document=document)
             values[system][doc_id] = None if doc is None else doc.value
-    for system in systems:
-        for doc_id in ids:
-            if (system, doc_id) in notes:
-                print(notes[system, doc_id], file=sys.stderr)
+    for system_and_id in sorted(notes):  # by system, then document
+        print(notes[system_and_id], file=sys.stderr)
     out: dict[str, Any] = {"version": version, "systems": {}}
     for system in systems:
         scored = [v for v in values[system].values() if v is not None]
@@ -2896,17 +2337,12 @@ def score_folder(root: Path, version: str, options: Options | None = None) -> di
     return out
 
 
-def _percent(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.2f}"
-
-
 def _fraction(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.4f}"
 
 
 def _table(rows: list[Sequence[Any]], headers: list[str], markdown: bool = False) -> str:
-    """Left-aligned text columns under ``headers``, each at least two wider than its
-    header: two spaces apart over a dashed rule, or a markdown (GitHub) table."""
+    """Left-aligned columns two wider than their header, over a dashed rule, or markdown."""
     cells = [list(map(str, headers)), *([str(c) for c in row] for row in rows)]
     widths = [max(len(headers[k]) + 2, *(len(row[k]) for row in cells))
               for k in range(len(headers))]
@@ -2921,8 +2357,7 @@ def _table(rows: list[Sequence[Any]], headers: list[str], markdown: bool = False
 
 
 def render_folder(scores: dict[str, Any], fmt: str) -> str:
-    """Render ``score_folder`` output: ``json`` (fractions in [0, 1]), ``table`` (a
-    documents x systems matrix of fractions) or ``md`` (a ranked leaderboard in %)."""
+    """``score_folder``'s output as ``json``, ``table`` (fractions) or ``md`` (ranked, %)."""
     systems = scores["systems"]
     if fmt == "json":
         return json.dumps(scores, indent=2)
@@ -2930,7 +2365,7 @@ def render_folder(scores: dict[str, Any], fmt: str) -> str:
     if fmt == "md":
         ranked = sorted(systems.items(), key=lambda kv: (kv[1]["score"] is None,
                                                          -(kv[1]["score"] or 0.0), kv[0]))
-        rows = [(rank, name, _percent(entry["score"]))
+        rows = [(rank, name, "n/a" if entry["score"] is None else f"{100 * entry['score']:.2f}")
                 for rank, (name, entry) in enumerate(ranked, start=1)]
         table = _table(rows, ["rank", "system", "score (%)"], markdown=True)
         return f"{table}\n\n_{header}; score = macro average of document scores._"
@@ -2943,15 +2378,12 @@ def render_folder(scores: dict[str, Any], fmt: str) -> str:
 
 
 def _score_one(paths: list[str], version: str, details: bool, fmt: str) -> str:
-    """One document's score as JSON (``details``: with every verdict; a table with
-    ``--format table``). ``details`` needs verdicts, which version 1.0 does not have."""
+    """One document's score as JSON; ``details``: every verdict, or a table (``--format``)."""
     result_path, schema_path, label_path = (Path(p) for p in paths)
     record = scoring_version(version)
     if details and not record.has_verdicts:
-        raise InputError("--details", "", f"version {version} has no verdicts; "
-                         "use --version 2.0")
-    schema = read_json_file(schema_path).value
-    label = read_json_file(label_path).value
+        raise InputError("--details", "", f"version {version} has no verdicts; use --version 2.0")
+    schema, label = read_json_file(schema_path).value, read_json_file(label_path).value
     outcome = read_outcome(result_path, schema, record)
     if outcome.status == "missing":
         raise InputError(str(result_path), "", "result file is missing")
@@ -2968,14 +2400,6 @@ def _score_one(paths: list[str], version: str, details: bool, fmt: str) -> str:
     return json.dumps(doc.to_dict(verdicts=True), indent=2, ensure_ascii=False)
 
 
-_USAGE = """python scorer.py [ROOT] [--version V] [--format table|json|md]
-       python scorer.py RESULT.json SCHEMA.json LABEL.json [--version V] [--details]"""
-_EPILOG = """formats: table = documents x systems, fractions in [0, 1]; json = the same as JSON;
-md = a ranked leaderboard in percent. One document: its score as JSON (fractions).
-
-example: python scorer.py . --format md"""
-
-
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:  # one line, exit 2, no usage dump
         self.exit(2, f"scorer.py: {message}\n")
@@ -2987,9 +2411,8 @@ def main(argv: list[str] | None = None) -> int:
                      formatter_class=argparse.RawDescriptionHelpFormatter,
                      description="Score extraction results against labels, leaf by leaf.")
     parser.add_argument("paths", nargs="*", help="ROOT (default .) or RESULT SCHEMA LABEL")
-    parser.add_argument("--version", default=None,
-                        help=f"scoring version, one of {', '.join(SCORING_VERSIONS)} (default: "
-                             f"ROOT/benchmark.toml's pin, else {DEFAULT_VERSION})")
+    parser.add_argument("--version", help=f"scoring version, one of {', '.join(SCORING_VERSIONS)} "
+                        f"(default: ROOT/benchmark.toml's pin, else {DEFAULT_VERSION})")
     parser.add_argument("--format", choices=("table", "json", "md"), default=None)
     parser.add_argument("--details", action="store_true",
                         help="one document: print every leaf's verdict (version 2.0)")
