@@ -731,14 +731,14 @@ def jsonl_lines(path: str | os.PathLike[str], *, max_bytes: int = scorer.MAX_FIL
 
     The file is read by ``scorer.read_file_bytes`` (a regular file of at most
     ``max_bytes`` bytes, refused unread otherwise) and decoded as a whole by
-    ``scorer.decode_bytes``: UTF-8, or UTF-16/32 (or UTF-8) with a byte-order mark, warned
-    once. When some bytes do not decode, each line is decoded alone in the file's
-    encoding, and a line holding a bad byte is refused (its :class:`Line` has a
-    ``problem`` naming the line and the byte, counted from the line's start and from the
-    file's); the other lines are read. A line longer than ``max_line_bytes`` (default
-    ``max_bytes``; counted in UTF-8) is refused unparsed. Lines end at ``\n`` only (a
-    ``\r`` before it is dropped): JSON strings may hold a raw U+2028, U+2029 or U+0085,
-    where ``str.splitlines`` would cut a line in two.
+    ``scorer.decode_bytes``: UTF-8, or UTF-16/32 (or UTF-8) with a byte-order mark,
+    warned once. When some bytes do not decode (warned once, with the reader's reason),
+    each line is decoded alone in the file's encoding, and a line holding a bad byte is
+    refused: its :class:`Line` has a ``problem`` naming the line and the byte, counted
+    from the line's start and from the file's. The other lines are read. A line longer
+    than ``max_line_bytes`` (default ``max_bytes``; counted in UTF-8) is refused
+    unparsed. Lines end at ``\n`` only (a ``\r`` before it is dropped): JSON strings may
+    hold a raw U+2028, U+2029 or U+0085, where ``str.splitlines`` would cut a line.
 
     Raises
     ------
@@ -752,7 +752,8 @@ def jsonl_lines(path: str | os.PathLike[str], *, max_bytes: int = scorer.MAX_FIL
     warnings: list[str] = []
     try:
         text = scorer.decode_bytes(data, name, warnings)
-    except InputError:
+    except InputError as whole:  # said once (a NUL may mean UTF-16 without a mark)
+        warnings.append(f"{whole}; each line is read alone")
         return _lines_one_by_one(data, name, limit, warnings), warnings
     lines = []
     for number, line in enumerate(text.split("\n"), 1):
