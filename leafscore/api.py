@@ -342,16 +342,21 @@ def load_jsonl_benchmark(gold: str | Path, preds: Mapping[str, str | Path],
                          config: str | Path | None = None) -> Benchmark:
     """Read a JSONL benchmark without scoring it: ``gold`` labels, ``preds`` system ->
     prediction file, one ``schema``, an optional ``benchmark.toml`` (version pin,
-    options). Raises ``InputError`` naming the file and line."""
-    for path in (gold, schema, *preds.values()):
-        if not Path(path).is_file():
-            raise InputError(str(path), "", "no such file")
+    options). Raises ``InputError`` naming the file (and line): a path that does not
+    exist, or is a folder, a FIFO or another file that is not regular (never opened, so
+    a FIFO cannot make it wait), a config that is not UTF-8 or not valid."""
+    for path in (gold, schema, *preds.values(), *(() if config is None else (config,))):
+        files.check_input_file(path)
     settings = BenchmarkConfig()
     if config is not None:
         from leafscore.config import parse_config
 
-        settings = parse_config(Path(config).read_bytes().decode("utf-8-sig"),
-                                source=str(config))
+        data = scorer.read_file_bytes(config)
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise InputError(str(config), f"byte {exc.start}", "not UTF-8 text") from None
+        settings = parse_config(text, source=str(config))
     return load_jsonl(Path(gold), {s: Path(p) for s, p in preds.items()}, Path(schema),
                       id_key=id_key, config=settings)
 

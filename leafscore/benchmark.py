@@ -16,6 +16,7 @@ Nothing here writes, and nothing from the folder is executed or imported.
 
 from __future__ import annotations
 
+import codecs
 import hashlib
 import os
 import re
@@ -31,6 +32,7 @@ from leafscore import files
 from leafscore.cache import Cache, code_digest
 from leafscore.canonical import canonical_bytes, canonical_json
 from leafscore.config import DEFAULT_BREAKDOWNS, DEFAULT_METADATA_FILES, BenchmarkConfig
+from leafscore.fence import fence_span
 from scorer import InputError
 
 
@@ -220,17 +222,18 @@ def loads_json(text: str | bytes, *, source: str, unwrap_fences: bool = False,
 
     ``source`` names the input in errors and warnings (a path, or ``"pred.jsonl:4"``);
     ``unwrap_fences``: remove a markdown code fence around the whole text
-    (``scorer.FENCE``), with a warning; errors then still name lines and columns of the
-    whole text. Returns ``scorer.Parsed``; raises ``scorer.InputError``.
+    (``scorer.FENCE``'s rule, in linear time: ``fence.fence_span``), with a warning;
+    errors then still name lines and columns of the whole text. Returns ``scorer.Parsed``;
+    raises ``scorer.InputError``.
     """
     if not unwrap_fences:
         return scorer.parse_json(text, source, max_depth=max_depth)
     warnings: list[str] = []
     if not isinstance(text, str):
         text = scorer.decode_bytes(bytes(text), source, warnings)
-    fenced = scorer.FENCE.fullmatch(text)
-    if fenced:  # the fence becomes blanks, so errors name lines of the whole text
-        start, end = fenced.span("body")
+    span = fence_span(text)  # scorer.FENCE's body, found in linear time
+    if span is not None:  # the fence becomes blanks, so errors name lines of the whole text
+        start, end = span
         text = _blank(text[:start]) + text[start:end] + _blank(text[end:])
         warnings.append(f"{source}: unwrapped a markdown code fence around the JSON")
     parsed = scorer.parse_json(text, source, max_depth=max_depth)
@@ -563,7 +566,7 @@ def _id_of(line: str, key: str) -> str | None:
 
 def load_jsonl(
     gold: Path, preds: Mapping[str, Path], schema: Path, *, id_key: str = "id",
-    config: BenchmarkConfig | None = None,
+    config: BenchmarkConfig | None = None, max_bytes: int = scorer.MAX_FILE_BYTES,
 ) -> Benchmark:
     """Gold and prediction JSONL files, one schema for all, as a benchmark.
 
@@ -575,8 +578,18 @@ def load_jsonl(
     folder and in JSONL). A prediction line that does not parse is that document's parse
     failure: its id is read from the text, else it is matched to the gold document on the
     same line number. Ids are never used as paths. ``config`` supplies the version pin and
-    options (default: none). Raises ``InputError`` for an unreadable schema or gold
-    file, a gold line without a usable id, a repeated gold id, or a bad system name.
+    options (default: none).
+
+    Every file is read as a result file is (:func:`jsonl_lines`): UTF-8, or UTF-16/32
+    with a byte-order mark; at most ``max_bytes`` bytes (default 64 MiB, a result file's
+    limit), and so is each line. A prediction line holding invalid bytes, or longer than
+    that, is that document's parse failure (the warning names the line and the byte); a
+    prediction file that cannot be read at all (too large, not a regular file) makes
+    each of its documents a parse failure.
+
+    Raises ``InputError`` for an unreadable schema or gold file, a gold line holding
+    invalid bytes (naming the file, line and byte) or too long, a gold line without a
+    usable id, a repeated gold id, or a bad system name.
     """
     if not preds:
         raise InputError("--pred", "", "no prediction file (give --pred SYSTEM=PATH)")
@@ -586,10 +599,17 @@ def load_jsonl(
     docs: dict[str, Document] = {}
     order: list[str] = []
     warnings: list[str] = []
-    for n, line in _lines(gold):
+    lines, read_warnings = jsonl_lines(gold, max_bytes=max_bytes)
+    warnings.extend(read_warnings)
+    for line in lines:
+        n = line.number
         where = f"{Path(gold).name}:{n}"
+        if line.text is None:
+            assert line.problem is not None
+            place = f"line {n}, {line.problem.pointer}" if line.problem.pointer else f"line {n}"
+            raise InputError(str(gold), place, line.problem.reason)
         try:
-            loaded = loads_json(line, source=where)
+            loaded = loads_json(line.text, source=where)
         except InputError as exc:
             raise InputError(str(gold), f"line {n}", exc.reason) from None
         value = loaded.value
@@ -608,7 +628,7 @@ def load_jsonl(
     results: dict[tuple[str, str], RawResult] = {}
     for system in sorted(preds):
         files.check_name("system name", system, source="--pred")
-        found = _predictions(Path(preds[system]), id_key, docs, order, warnings)
+        found = _predictions(Path(preds[system]), id_key, docs, order, warnings, max_bytes)
         results.update({(system, doc_id): raw for doc_id, raw in found.items()})
     ids = sorted(docs)
     return Benchmark(
@@ -618,14 +638,30 @@ def load_jsonl(
 
 
 def _predictions(pred: Path, id_key: str, docs: Mapping[str, Document], order: list[str],
-                 warnings: list[str]) -> dict[str, RawResult]:
+                 warnings: list[str], max_bytes: int) -> dict[str, RawResult]:
     """doc_id -> the raw result of one prediction file (missing ones included)."""
+    try:
+        lines, read_warnings = jsonl_lines(pred, max_bytes=max_bytes)
+    except InputError as exc:  # the whole file, as an unreadable result file would be
+        return {doc_id: RawResult(pred.name, None, exc.reason) for doc_id in docs}
+    warnings.extend(read_warnings)
     # Lines that name their id are placed first, so a line matched only by its position
     # (no readable id) can never take the place of a line that names that id.
     named: list[tuple[str, str, RawResult]] = []
     by_position: list[tuple[str, str, RawResult]] = []
-    for n, line in _lines(pred):
+    for entry in lines:
+        n, line = entry.number, entry.text
         where = f"{pred.name}:{n}"
+        if line is None:  # refused unread: invalid bytes, or too long
+            assert entry.problem is not None
+            place = entry.problem.pointer
+            raw = RawResult(where, None, f"{place}: {entry.problem.reason}" if place
+                            else entry.problem.reason, True)
+            doc_id = _id_of(entry.shown, id_key)
+            if doc_id is not None and "\ufffd" in doc_id:  # the bad bytes are in the id
+                doc_id = None
+            _place(raw, doc_id, n, where, id_key, order, named, by_position, warnings)
+            continue
         try:
             parsed = scorer.parse_json(line, where)
         except InputError:
@@ -639,13 +675,8 @@ def _predictions(pred: Path, id_key: str, docs: Mapping[str, Document], order: l
             named.append((where, doc_id, raw))
             continue
         raw = RawResult(where, line.encode("utf-8", "surrogatepass"), "", True)
-        doc_id = _id_of(line, id_key)
-        if doc_id is not None:
-            named.append((where, doc_id, raw))
-        elif n <= len(order):
-            by_position.append((where, order[n - 1], raw))
-        else:
-            warnings.append(f"{where}: no readable {id_key!r} and no gold line {n}; ignored")
+        _place(raw, _id_of(line, id_key), n, where, id_key, order, named, by_position,
+               warnings)
     results: dict[str, RawResult] = {}
     for where, doc_id, raw in named:
         if doc_id not in docs:
@@ -667,15 +698,136 @@ def _predictions(pred: Path, id_key: str, docs: Mapping[str, Document], order: l
     return results
 
 
-def _lines(path: Path) -> list[tuple[int, str]]:
-    """Non-blank lines of a text file with 1-based numbers (invalid UTF-8 replaced).
+#: Byte-order marks and the codec each names, longest first (UTF-32-LE's mark starts
+#: with UTF-16-LE's), as ``scorer.decode_bytes`` reads them (tests/test_jsonl_reading.py
+#: checks that the two agree). Used only to find the lines of a JSONL file that does not
+#: decode as a whole; what a file's bytes mean is decided by ``scorer.decode_bytes``.
+_MARKS: tuple[tuple[bytes, str], ...] = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
 
-    Lines end at ``\n`` only (a ``\r`` before it is dropped): JSON strings may hold a raw
-    U+2028, U+2029 or U+0085, where ``str.splitlines`` would cut a line in two.
+
+@dataclass(frozen=True)
+class Line:
+    """One non-blank line of a JSONL file (:func:`jsonl_lines`).
+
+    ``number`` counts from 1; ``text`` is the line without its line end, or ``None`` when
+    the line was refused, and then ``problem`` says why, naming ``<file>:<number>`` and
+    the byte (invalid bytes) or the size (over the limit), and ``shown`` is the line
+    with its bad bytes replaced by U+FFFD (only to find its id; never scored).
     """
-    text = Path(path).read_bytes().decode("utf-8-sig", errors="replace")
-    return [(n, line.removesuffix("\r")) for n, line in enumerate(text.split("\n"), 1)
-            if line.strip()]
+
+    number: int
+    text: str | None
+    problem: InputError | None = None
+    shown: str = ""
+
+
+def jsonl_lines(path: str | os.PathLike[str], *, max_bytes: int = scorer.MAX_FILE_BYTES,
+                max_line_bytes: int | None = None) -> tuple[list[Line], list[str]]:
+    """The non-blank lines of a JSONL file, decoded as a result file is, and warnings.
+
+    The file is read by ``scorer.read_file_bytes`` (a regular file of at most
+    ``max_bytes`` bytes, refused unread otherwise) and decoded as a whole by
+    ``scorer.decode_bytes``: UTF-8, or UTF-16/32 (or UTF-8) with a byte-order mark,
+    warned once. When some bytes do not decode (warned once, with the reader's reason),
+    each line is decoded alone in the file's encoding, and a line holding a bad byte is
+    refused: its :class:`Line` has a ``problem`` naming the line and the byte, counted
+    from the line's start and from the file's. The other lines are read. A line longer
+    than ``max_line_bytes`` (default ``max_bytes``; counted in UTF-8) is refused
+    unparsed. Lines end at ``\n`` only (a ``\r`` before it is dropped): JSON strings may
+    hold a raw U+2028, U+2029 or U+0085, where ``str.splitlines`` would cut a line.
+
+    Raises
+    ------
+    InputError
+        Naming ``path`` as given: no such file, a folder, a FIFO or another file that is
+        not regular, or a file over ``max_bytes``.
+    """
+    limit = max_bytes if max_line_bytes is None else max_line_bytes
+    name = Path(path).name
+    data = scorer.read_file_bytes(path, max_bytes=max_bytes)
+    warnings: list[str] = []
+    try:
+        text = scorer.decode_bytes(data, name, warnings)
+    except InputError as whole:  # said once (a NUL may mean UTF-16 without a mark)
+        warnings.append(f"{whole}; each line is read alone")
+        return _lines_one_by_one(data, name, limit, warnings), warnings
+    lines = []
+    for number, line in enumerate(text.split("\n"), 1):
+        line = line.removesuffix("\r")
+        if line.strip():
+            lines.append(_sized(Line(number, line), name, limit))
+    return lines, warnings
+
+
+def _too_long(name: str, number: int, size: int, limit: int, shown: str) -> Line:
+    """A line refused unparsed for its size."""
+    return Line(number, None, InputError(
+        f"{name}:{number}", "", f"line is {size:,} bytes, larger than the limit of "
+        f"{limit:,} bytes ({limit / 2**20:g} MiB) of one result file; not read"), shown[:200])
+
+
+def _sized(line: Line, name: str, limit: int) -> Line:
+    """``line``, or ``line`` refused when its text is longer than ``limit`` in UTF-8."""
+    text = line.text
+    if text is None or len(text) * 4 <= limit:  # a character is at most 4 UTF-8 bytes
+        return line
+    size = len(text.encode("utf-8", "surrogatepass"))
+    return line if size <= limit else _too_long(name, line.number, size, limit, text)
+
+
+def _lines_one_by_one(data: bytes, name: str, limit: int, warnings: list[str]) -> list[Line]:
+    """The lines of a file whose bytes do not all decode, each decoded alone in the
+    encoding the file's byte-order mark names (UTF-8 without one); a line holding a bad
+    byte is refused, naming it."""
+    mark, codec = next(((m, c) for m, c in _MARKS if data.startswith(m)), (b"", "utf-8"))
+    if mark:
+        scorer.decode_bytes(mark, name, warnings)  # the file's one byte-order mark warning
+    label = codec[:6].upper()  # UTF-8, UTF-16, UTF-32
+    newline = "\n".encode(codec)
+    width = len(newline)
+    lines: list[Line] = []
+    start, number = len(mark), 0
+    while True:
+        end = data.find(newline, start)
+        while end >= 0 and (end - start) % width:  # those bytes straddle two code units
+            end = data.find(newline, end + 1)
+        stop = len(data) if end < 0 else end
+        number += 1
+        raw = data[start:stop]
+        if len(raw) > limit:
+            lines.append(_too_long(name, number, len(raw), limit,
+                                   raw[:800].decode(codec, "replace")))
+        else:
+            try:
+                text = raw.decode(codec).removesuffix("\r")
+            except UnicodeDecodeError as exc:
+                where = f"byte {exc.start} (byte {start + exc.start} of the file)"
+                reason = f"invalid {label} (byte 0x{raw[exc.start:exc.start + 1].hex()})"
+                lines.append(Line(number, None, InputError(f"{name}:{number}", where, reason),
+                                  raw.decode(codec, "replace")))
+            else:
+                if text.strip():
+                    lines.append(_sized(Line(number, text), name, limit))
+        if end < 0:
+            return lines
+        start = end + width
+
+
+def _place(raw: RawResult, doc_id: str | None, n: int, where: str, id_key: str,
+           order: list[str], named: list[tuple[str, str, RawResult]],
+           by_position: list[tuple[str, str, RawResult]], warnings: list[str]) -> None:
+    """File a line that does not parse: under the id read from its text, else under the
+    gold line of the same number, else nowhere (with a warning)."""
+    if doc_id is not None:
+        named.append((where, doc_id, raw))
+    elif n <= len(order):
+        by_position.append((where, order[n - 1], raw))
+    else:
+        warnings.append(f"{where}: no readable {id_key!r} and no gold line {n}; ignored")
 
 
 def _line_id(value: Any, key: str) -> str | None:

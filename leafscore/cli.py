@@ -33,7 +33,7 @@ from leafscore import stats as stats_mod
 from leafscore._version import __version__
 from leafscore.benchmark import Benchmark, only_results
 from leafscore.cache import Cache, default_cache_dir
-from leafscore.config import BenchmarkConfig
+from leafscore.config import DEFAULT_METADATA_FILES, BenchmarkConfig, load_config
 from leafscore.executors import EXECUTORS, ExecutorError
 from leafscore.hygiene import visible
 from leafscore.validate import validate_folder
@@ -476,9 +476,10 @@ def leaderboard(source: Source, out: Path | None, update: Path | None,
     """Leaderboard: macro accuracy (%) with a 95% interval, ties with the leader (Holm
     correction over the comparisons with the leader), micro P/R/F1, coverage, breakdowns
     by metadata, and the signature line; --errors adds error shares and schema validity."""
-    for path in (out, update):  # refused before any scoring
-        if path is not None:
-            files.output_target(source.folder, path)
+    if out is not None:  # refused before any scoring; a README only through --update
+        _check_output(source, out)
+    if update is not None:
+        _check_output(source, update, readme=update)
     evaluation = _open(source, settings, systems=systems)
     correction = "none" if no_correction else "holm"
     board = _analysis(lambda: evaluation.leaderboard(resamples=resamples, seed=seed,
@@ -493,10 +494,10 @@ def leaderboard(source: Source, out: Path | None, update: Path | None,
         _emit(text)
 
 
-def _write_output(source: Source, path: Path, text: str) -> None:
+def _write_output(source: Source, path: Path, text: str, *,
+                  readme: Path | None = None) -> None:
+    _check_output(source, path, readme=readme)
     path = files.output_target(source.folder, path)
-    if source.folder is not None:
-        files.check_output_path(source.folder, path)
     try:
         files.atomic_write_text(path, text)
     except OSError as exc:
@@ -514,7 +515,7 @@ def _update_readme(source: Source, readme: Path, text: str) -> None:
     except ValueError as exc:
         _fail(str(exc))
     if new != old:
-        _write_output(source, readme, new)
+        _write_output(source, readme, new, readme=readme)
     else:
         _note(f"{readme} is up to date")
 
@@ -567,10 +568,8 @@ def report(source: Source, out_dir: Path | None, force: bool, verdicts_path: Pat
     target = out_dir if out_dir is not None else source.root / "results"
     if out_dir is None and not _writable(target):
         _fail(f"{target} is missing or not writable; pass --out DIR to write elsewhere")
-    if source.folder is not None:
-        files.check_output_path(source.folder, target / "summary.json")
     for name in ("summary.json", "summary.csv"):
-        files.output_target(source.folder, target / name)
+        _check_output(source, target / name)
     for extra in (verdicts_path, html_path):
         if extra is not None:
             _check_output(source, extra)
@@ -600,11 +599,32 @@ def report(source: Source, out_dir: Path | None, force: bool, verdicts_path: Pat
         click.echo(str(path))
 
 
-def _check_output(source: Source, path: Path) -> None:
-    """Refuse, before any scoring, an output path inside the benchmark's inputs."""
+def _check_output(source: Source, path: Path, *, readme: Path | None = None) -> None:
+    """Refuse, before any scoring, an output path that is not a regular file to replace
+    (``files.output_target``) or that is one of the benchmark's inputs: inside its input
+    folders, its config, its metadata files, its README (but ``readme``, the one
+    ``--update`` names), or in JSONL mode any of the files read."""
     files.output_target(source.folder, path)
     if source.folder is not None:
-        files.check_output_path(source.folder, path)
+        files.check_output_path(source.folder, path, inputs=_folder_inputs(source.folder),
+                                readme=readme)
+    elif source.jsonl:
+        given = [source.gold, source.schema, source.config, *(p for _, p in source.preds)]
+        files.check_not_input(path, [p for p in given if p is not None])
+
+
+def _folder_inputs(root: Path) -> tuple[str, ...]:
+    """The files at ROOT a benchmark reads besides its folders: ``benchmark.toml``, the
+    metadata files it may read (``metadata.json``, ``sources.json``) and the one its
+    config names."""
+    named: tuple[str, ...] = ()
+    try:
+        metadata = load_config(root).metadata
+    except InputError:  # a broken config is reported by the command itself
+        metadata = None
+    if metadata:
+        named = (metadata,)
+    return (scorer.CONFIG_NAME, *DEFAULT_METADATA_FILES, *named)
 
 
 def _write_page(evaluation: api.Evaluation, path: Path, resamples: int, seed: int) -> Path:

@@ -50,7 +50,15 @@ def explain(run: Any, system: str, document: str) -> Explanation:
                        tuple(reading_order(verdicts)), tuple(cell.warnings), run.signature)
 
 
-_INDEX = re.compile(r"\[(r?)(\d+)\]")
+_INDEX = re.compile(r"\[(r?)([0-9]+)\]")
+
+
+def _index_key(digits: str) -> tuple[int, str]:
+    """An array index written as ASCII digits, as a sort key of its numeric order, made
+    without ``int()``: a result key of an open map may look like an index of any length
+    (5,000 digits), over Python's int-string limit of 4,300."""
+    significant = digits.lstrip("0")
+    return len(significant), significant
 
 
 def reading_order(verdicts: Sequence[Any]) -> list[Any]:
@@ -67,7 +75,7 @@ def reading_order(verdicts: Sequence[Any]) -> list[Any]:
 
     def key(v: Any) -> tuple:
         top = v.field.split("[]", 1)[0]
-        indices = tuple((1 if r else 0, int(n)) for r, n in _INDEX.findall(v.address))
+        indices = tuple((1 if r else 0, _index_key(n)) for r, n in _INDEX.findall(v.address))
         return first[top], indices, first[v.field]
 
     return sorted(verdicts, key=key)

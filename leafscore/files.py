@@ -7,7 +7,10 @@
   resolves outside it (``..``, absolute paths, symlinks pointing out).
 * :func:`check_name` refuses system names and document ids that could act as paths.
 * :func:`check_output_path` refuses writing inside a benchmark's inputs
-  (``schemas/``, ``labels/``, ``results/<system>/``).
+  (``schemas/``, ``labels/``, ``results/<system>/``) or over one of them (the config,
+  the metadata files, the README but through ``--update``); :func:`check_not_input`
+  refuses an output that is one of the JSONL files read.
+* :func:`check_input_file` refuses an input that is not a regular file (a FIFO) unopened.
 * :func:`output_target` refuses an output path that is not a regular file (a FIFO, a
   device such as ``/dev/null``, a folder) or a symlink leading anywhere but to a regular
   file inside the benchmark root.
@@ -21,7 +24,7 @@ import os
 import stat
 import tempfile
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
@@ -33,7 +36,9 @@ __all__ = [
     "atomic_write_bytes",
     "atomic_write_text",
     "atomic_writer",
+    "check_input_file",
     "check_name",
+    "check_not_input",
     "check_output_path",
     "output_target",
     "safe_child",
@@ -251,17 +256,23 @@ def _name_problem(name: object) -> str:
     return ""
 
 
-def check_output_path(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> Path:
+def check_output_path(root: str | os.PathLike[str], path: str | os.PathLike[str], *,
+                      inputs: Iterable[str] = (), readme: str | os.PathLike[str] | None = None
+                      ) -> Path:
     """Return ``path`` resolved if leafscore may write it, else raise.
 
     Refused: anything inside ``root/schemas/``, ``root/labels/`` or a system folder
-    ``root/results/<system>/``. ``root/results/summary.json`` and paths outside the root
+    ``root/results/<system>/``; any of ``inputs`` (paths relative to ``root``: the
+    config, the metadata files), compared by name without regard to case and, when both
+    exist, as the same file (a hard link, another spelling); and a README at the top of
+    ``root`` (``README``, ``README.md``, ``readme.rst``...) other than ``readme``, the one
+    ``--update`` rewrites. ``root/results/summary.json`` and paths outside the root
     (``--out FILE``) are allowed.
 
     Raises
     ------
     InputError
-        Naming ``path`` and the input folder it is inside.
+        Naming ``path`` and the input it is, or the input folder it is inside.
     """
     base = Path(root).resolve()
     target = Path(path).resolve()
@@ -274,7 +285,52 @@ def check_output_path(root: str | os.PathLike[str], path: str | os.PathLike[str]
     if inside:
         folder = "/".join(parts[:2] if parts[0] == "results" else parts[:1])
         raise InputError(os.fspath(path), "", f"is inside the input folder {folder}/; refused")
+    for rel in inputs:
+        if _same_input(target, base, rel):
+            raise InputError(os.fspath(path), "", f"is the benchmark's input {rel}; refused "
+                             "(outputs never replace an input)")
+    allowed = None if readme is None else Path(readme).resolve()
+    if len(parts) == 1 and parts[0].casefold().startswith("readme") and target != allowed:
+        raise InputError(os.fspath(path), "", "is the benchmark's README; refused (rewrite "
+                         "its leaderboard block with `leafscore leaderboard --update`)")
     return target
+
+
+def check_not_input(path: str | os.PathLike[str], inputs: Iterable[str | os.PathLike[str]]
+                    ) -> None:
+    """Raise if the output ``path`` is one of the input files ``inputs`` (JSONL mode:
+    the gold, prediction, schema and config files): the same resolved path, or the same
+    file (``os.path.samefile``: a hard link, another spelling).
+
+    Raises
+    ------
+    InputError
+        Naming ``path`` and the input it would replace.
+    """
+    target = Path(path).resolve()
+    for given in inputs:
+        source = Path(given)
+        if target == source.resolve() or _samefile(target, source):
+            raise InputError(os.fspath(path), "", f"is the input {os.fspath(given)}; refused "
+                             "(outputs never replace an input)")
+
+
+def _same_input(target: Path, base: Path, rel: str) -> bool:
+    """Whether ``target`` is the input ``base/rel``: by name, case aside, or as a file."""
+    candidate = base / rel
+    try:
+        named = target.relative_to(base).as_posix().casefold() == \
+            candidate.resolve().relative_to(base).as_posix().casefold()
+    except (ValueError, OSError, RuntimeError):
+        named = False
+    return named or _samefile(target, candidate)
+
+
+def _samefile(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except (OSError, ValueError):
+        return False
 
 
 def _kind(mode: int) -> str:
@@ -284,6 +340,28 @@ def _kind(mode: int) -> str:
         if test(mode):
             return name
     return "not a regular file"
+
+
+def check_input_file(path: str | os.PathLike[str]) -> None:
+    """Raise unless ``path`` is a regular file (a symlink to one counts), looked at with
+    ``stat`` only: a FIFO is never opened, so it cannot make the caller wait.
+
+    Raises
+    ------
+    InputError
+        Naming ``path`` as given: ``no such file``, or what it is (``is a FIFO, not a
+        regular file``, a folder, a device node, a socket).
+    """
+    shown = os.fspath(path)
+    try:
+        found = os.stat(path).st_mode
+    except FileNotFoundError:
+        raise InputError(shown, "", "no such file") from None
+    except (OSError, ValueError) as exc:  # a NUL in the path, a loop, no permission
+        raise InputError(shown, "", f"cannot read: {getattr(exc, 'strerror', None) or exc}"
+                         ) from None
+    if not stat.S_ISREG(found):
+        raise InputError(shown, "", f"is {_kind(found)}, not a regular file")
 
 
 def output_target(root: str | os.PathLike[str] | None, path: str | os.PathLike[str]) -> Path:

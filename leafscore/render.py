@@ -3,8 +3,10 @@
 Every renderer takes analysis data (or a ``Run``) and a format, and returns one string:
 
 - ``table``: plain text (tabulate ``simple``), for a terminal;
-- ``md``: GitHub markdown (tabulate ``pipe``), ``&<>`` in a value written as HTML
-  entities and ``|`` as ``\\|``, so no value can open a tag or break a table;
+- ``md``: GitHub markdown (tabulate ``pipe``), every value inert
+  (``hygiene.markdown_text``: ``&<>`` as HTML entities; ``|``, link, image, emphasis,
+  code and autolink syntax escaped), so no value can open a tag, make a link or an
+  image, or break a table;
 - ``html``: a fragment of ``<table>``s, every value and header escaped with
   ``html.escape``;
 - ``csv``: the main table only, unrounded floats (shortest round-trip text), an empty
@@ -496,17 +498,19 @@ def _emit(tables: Sequence[Table], fmt: str, signature: str) -> str:
             heads = [_text_cell(h, fmt) for h in table.headers]
             parts.append(tabulate(cells, headers=heads, tablefmt=_TABLEFMT[fmt],
                                   colalign=table.align, disable_numparse=True))
-        parts.extend(_text_cell(note, fmt) for note in table.notes)
+        parts.extend(_text_cell(note, fmt, line_start=True) for note in table.notes)
         blocks.append("\n\n".join(parts))
     blocks.append(signature)
     return "\n\n".join(blocks) + "\n"
 
 
-def _text_cell(value: str, fmt: str) -> str:
-    """One line of visible text; in markdown, ``&<>`` as entities and ``|`` as ``\\|``."""
+def _text_cell(value: str, fmt: str, *, line_start: bool = False) -> str:
+    """One line of visible text; in markdown, inert (``hygiene.markdown_text``: ``&<>``
+    as entities, ``|``, link, image, emphasis, code and autolink syntax escaped; a note,
+    ``line_start``, opens no heading, quote or list)."""
     text = _visible(" ".join(value.splitlines()) if value else value)
     if fmt == "md":
-        return html.escape(text, quote=False).replace("|", "\\|")
+        return hygiene.markdown_text(text, line_start=line_start)
     return text
 
 

@@ -195,9 +195,14 @@ def test_writing_inside_input_folders_is_refused(tmp_path, relpath):
         check_output_path(tmp_path, tmp_path / relpath)
 
 
-@pytest.mark.parametrize("relpath", ["results/summary.json", "README.md", ".leafscore/cache/a"])
+@pytest.mark.parametrize("relpath", ["results/summary.json", "board.md", ".leafscore/cache/a"])
 def test_writing_outputs_in_the_root_is_allowed(tmp_path, relpath):
     assert check_output_path(tmp_path, tmp_path / relpath) == (tmp_path / relpath).resolve()
+
+
+def test_the_readme_named_as_the_one_to_update_may_be_written(tmp_path):
+    readme = tmp_path / "README.md"
+    assert check_output_path(tmp_path, readme, readme=readme) == readme.resolve()
 
 
 def test_writing_outside_the_root_is_allowed(tmp_path):

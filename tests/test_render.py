@@ -43,13 +43,13 @@ def test_a_difference_prints_as_signed_points():
 
 def test_the_markdown_leaderboard_is_exactly_this():
     assert render.render_leaderboard(leaderboard(TWO), "md") == (
-        "|   rank | system   |   score (%) |      95% CI (%) |   P (%) |   R (%) |   F1 (%) |"
+        "|   rank | system   |   score (%) |       95% CI (%) |   P (%) |   R (%) |   F1 (%) |"
         "   scored |   parse failures |   missing | ≈ leader   |\n"
-        "|-------:|:---------|------------:|----------------:|--------:|--------:|---------:|"
+        "|-------:|:---------|------------:|-----------------:|--------:|--------:|---------:|"
         "---------:|-----------------:|----------:|:-----------|\n"
-        "|      1 | a        |       75.00 | [50.00, 100.00] |       – |       – |        – |"
+        "|      1 | a        |       75.00 | \\[50.00, 100.00] |       – |       – |        – |"
         "      3/3 |                0 |         0 |            |\n"
-        "|      2 | b        |       58.33 |  [50.00, 75.00] |       – |       – |        – |"
+        "|      2 | b        |       58.33 |  \\[50.00, 75.00] |       – |       – |        – |"
         "      3/3 |                0 |         0 | ≈          |\n"
         "\n"
         "≈: gap to the leader not significant at 5%, one comparison, no correction needed; "
@@ -126,7 +126,7 @@ def test_control_characters_never_reach_a_terminal():
 def test_version_1_0_shows_precision_recall_f1_as_dashes():
     text = render.render_leaderboard(leaderboard(V1), "md")
     assert text.splitlines()[2] == (
-        "|      1 | a        |      100.00 | [100.00, 100.00] |       – |       – |        – |"
+        "|      1 | a        |      100.00 | \\[100.00, 100.00] |       – |       – |        – |"
         "      1/2 |                0 |         1 |            |")
 
 
@@ -179,7 +179,7 @@ def test_the_diff_report_states_the_change_its_interval_and_the_decision():
     run = run_of({"base": [0.5, 0.5], "head": [0.5, 0.75]})
     text = render.render_diff(compare(run, "base", run, "head"), "md")
     assert (
-        "base 50.00 → head 62.50: change +12.50 points, 95% CI [+0.00, +25.00], "
+        "base 50.00 → head 62.50: change +12.50 points, 95% CI \\[+0.00, +25.00], "
         "p = 0.533 (not significant at 5%), on 2 documents scored on both sides."
     ) in text
     assert ("warning: only 2 document(s), fewer than 10: bootstrap intervals and p-values "

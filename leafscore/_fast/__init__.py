@@ -11,6 +11,8 @@ RapidFuzz's ``*_py``/``*_cpp``):
 * :mod:`~leafscore._fast.solve`: version 2.0's solvers, compiled (scipy's own);
 * :mod:`~leafscore._fast.rows`: verdicts made only when read;
 * :mod:`~leafscore._fast.v1`: version 1.0's greedy pairing replayed in sparse or dense form;
+* :mod:`~leafscore._fast.envelope`: version 2.x's envelope rule with a text ``data``'s
+  code fence found in linear time (:mod:`leafscore.fence`);
 * :mod:`~leafscore._fast.tuning`: every speed choice in one record; ``tuned(...)`` forces
   them (the tests run each both ways).
 
@@ -34,6 +36,7 @@ from typing import Any
 import scorer
 from leafscore._fast import rows as rows_mod
 from leafscore._fast import tuning, v1
+from leafscore._fast.envelope import linear_fence
 from leafscore._fast.tuning import Tuning, tuned
 from leafscore._fast.walker import FastWalker, usable
 from leafscore.canonical import json_text
@@ -155,8 +158,10 @@ def _document_1_0(schema: Any, label: Any, options: scorer.Options, file: str) -
 #: Scoring version -> its record, each document prepared by this engine.
 VERSIONS: dict[str, scorer.ScoringVersion] = {
     "1.0": dataclasses.replace(scorer.VERSIONS["1.0"], document=_document_1_0),
-    "2.0": dataclasses.replace(scorer.VERSIONS["2.0"], document=_document_2_0),
-    "2.1": dataclasses.replace(scorer.VERSIONS["2.1"], document=_document_2_1),
+    "2.0": dataclasses.replace(scorer.VERSIONS["2.0"], document=_document_2_0,
+                               envelope=linear_fence(scorer.VERSIONS["2.0"].envelope)),
+    "2.1": dataclasses.replace(scorer.VERSIONS["2.1"], document=_document_2_1,
+                               envelope=linear_fence(scorer.VERSIONS["2.1"].envelope)),
 }
 
 
