@@ -71,17 +71,19 @@ def _folder_secret(folder: Path) -> bytes:
     return path.read_bytes()
 
 
-def _sign(folder: Path, path: Path, line: bytes, detail: bytes) -> None:
-    secret, key = _folder_secret(folder), path.stem
+def _sign(folder: Path, path: Path, line: bytes, detail: bytes,
+          secret: bytes | None = None) -> None:
+    secret, key = secret or _folder_secret(folder), path.stem
     head = _mac(secret, key, "entry", line) + b" " + (
         _mac(secret, key, "detail", detail) if detail else b"-")
     path.write_bytes(head + b"\n" + line + (b"\n" + detail if detail else b""))
 
 
-def forge(cache_dir: Path) -> int:
-    """Re-sign the entries of ``cache_dir`` with whatever the folder holds, each cell made
-    the best one found: every per-cell entry takes the best cell's entry (and verdicts),
-    every run pack gives every cell the best cell's columns. Returns the entries forged."""
+def forge(cache_dir: Path, secret: bytes | None = None) -> int:
+    """Re-sign the entries of ``cache_dir`` with whatever the folder holds (or ``secret``),
+    each cell made the best one found: every per-cell entry takes the best cell's entry
+    (and verdicts), every run pack gives every cell the best cell's columns. Returns the
+    entries forged."""
     cells, packs = [], []
     for path in sorted(cache_dir.rglob("*.json")):
         part = path.parent.parent
@@ -93,14 +95,15 @@ def forge(cache_dir: Path) -> int:
     read = [(p, *p.read_bytes().split(b"\n")[1:]) for p in cells]
     best = max(read, key=lambda r: json.loads(r[1])["score"]["accuracy"])
     for path, *_ in read:
-        _sign(cache_dir, path, best[1], best[2] if len(best) > 2 else b"")
+        _sign(cache_dir, path, best[1], best[2] if len(best) > 2 else b"", secret)
         forged += 1
     for path in packs:
         entry = json.loads(path.read_bytes().split(b"\n")[1])
         top = max(range(len(entry["value"])), key=entry["value"].__getitem__)
         for column in runpack.COLUMNS:
             entry[column] = [entry[column][top]] * len(entry[column])
-        _sign(cache_dir / "runs", path, json.dumps(entry, separators=(",", ":")).encode(), b"")
+        _sign(cache_dir / "runs", path, json.dumps(entry, separators=(",", ":")).encode(), b"",
+              secret)
         forged += 1
     return forged
 
@@ -121,6 +124,15 @@ def half_score(summary_or_matrix: dict) -> float:
 
 
 # ----- a forged folder changes nothing --------------------------------------------------
+
+def test_the_forgery_signed_with_the_users_own_key_would_show_100(tmp_path, default_cache):
+    """The control: the forged entries are well-formed, so only the key stands in the way
+    (the field report: a system whose true score is 50.00 shown as 100.00)."""
+    root = half_and_perfect(tmp_path)
+    run("score", root, "--cache-dir", default_cache)
+    forge(default_cache, cache_module.signing_key(default_cache).secret)
+    assert half_score(json.loads(run("score", root, "--format", "json").stdout)) == 1.0
+
 
 def test_a_forged_cache_folder_never_changes_a_shown_score(tmp_path, default_cache):
     root = forged_cache(tmp_path, default_cache)
