@@ -209,8 +209,12 @@ class Evaluation:
 
     def verify(self, committed: Mapping[str, Any]) -> list[str]:
         """What differs between a committed summary and this run's (empty: it reproduces).
-        The bootstrap settings are the committed signature's when in range."""
-        resamples, seed, _ = report.stored_bootstrap(committed.get("signature"))
+        The bootstrap settings are the committed signature's when in range. ``committed``
+        may be any parsed JSON value (``report.drift``: one of a shape ``report`` never
+        writes gives that as its reason); never raises for it. The CLI's ``verify`` also
+        checks summary.csv and the other files ``report`` writes."""
+        signature = committed.get("signature") if isinstance(committed, Mapping) else None
+        resamples, seed, _ = report.stored_bootstrap(signature)
         return report.drift(committed, self.summary(resamples=resamples, seed=seed))
 
     def verdicts(self) -> Iterator[verdicts_mod.VerdictRecord]:

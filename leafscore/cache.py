@@ -8,9 +8,14 @@ option rescoring everything, follow from the key alone. Entries are files
 
     <mac of the entry> <mac of the detail>\n<entry: one line of JSON>[\n<detail>]
 
-each MAC being HMAC-SHA256 under the cache's own random key (``<dir>/secret.key``, 32
-bytes, mode 0600, made on first use) over the cache key and the line, so an entry edited,
-planted without the secret, or copied under another key's name is a miss, and is
+each MAC being HMAC-SHA256 under the user's signing key (:func:`signing_key`) over the
+cache key and the line, so an entry edited, planted without the key, or copied under
+another key's name is a miss, and is rescored. The signing key never lives in the cache
+folder: it is ``$LEAFSCORE_CACHE_KEY`` when set (CI), else a random 32-byte file in the
+user's private config folder (``$XDG_CONFIG_HOME/leafscore/cache.key``, else
+``~/.config/leafscore/cache.key``, mode 0600, made on first use). So whoever supplies the
+cache folder (a restored CI cache, a shared volume, a copied ``~/.cache/leafscore``)
+cannot sign an entry: a folder written under another key is a miss throughout, and is
 rescored. What an entry must hold to be used is checked by its reader (``cells.problem``
 for a cell, ``runpack.decode`` for a run pack). Each entry is written to a temporary file
 and renamed over its name, so a reader never sees half an entry; a damaged or unreadable
@@ -38,11 +43,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-#: Bumped when the entry layout changes; part of every key.
-CACHE_FORMAT = "5"
-#: File name of the signing key inside a cache folder.
-SECRET_NAME = "secret.key"
-#: Bytes of a signing key (``secrets.token_bytes``).
+#: Bumped when the entry layout changes; part of every key. (6: entries are signed with
+#: a key kept outside the cache folder.)
+CACHE_FORMAT = "6"
+#: Environment variable that gives the signing key as text (CI: a secret of the job).
+KEY_VARIABLE = "LEAFSCORE_CACHE_KEY"
+#: Fewest characters of a key given by :data:`KEY_VARIABLE` (``openssl rand -hex 32``
+#: gives 64).
+MIN_KEY_CHARS = 32
+#: File name of the signing key in the user's config folder (:func:`default_key_file`).
+KEY_FILE_NAME = "cache.key"
+#: Bytes of a signing key file (``secrets.token_bytes``).
 SECRET_BYTES = 32
 #: The reader tags of ``cache_key``: a result file read from a folder, or a JSONL
 #: prediction line re-encoded as the result file it stands for.
@@ -62,6 +73,72 @@ def default_cache_dir() -> Path:
     """``$XDG_CACHE_HOME/leafscore``, else ``~/.cache/leafscore``."""
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "leafscore"
+
+
+def default_key_file() -> Path:
+    """``$XDG_CONFIG_HOME/leafscore/cache.key``, else ``~/.config/leafscore/cache.key``:
+    where the signing key is kept when :data:`KEY_VARIABLE` is not set. A relative
+    ``$XDG_CONFIG_HOME`` is ignored (as the XDG base directory rules say), so the key never
+    lands in the working folder. Raises ``RuntimeError`` when neither an absolute
+    ``$XDG_CONFIG_HOME`` nor a home folder is known."""
+    base = os.environ.get("XDG_CONFIG_HOME") or ""
+    if not os.path.isabs(base):
+        home = os.path.expanduser("~")  # "~" itself when neither $HOME nor pwd knows it
+        if not os.path.isabs(home):
+            raise RuntimeError("no home folder is known")
+        base = os.path.join(home, ".config")
+    return Path(base) / "leafscore" / KEY_FILE_NAME
+
+
+@dataclass(frozen=True)
+class SigningKey:
+    """The key that signs a cache folder's entries, or why there is none.
+
+    ``secret``: 32 bytes, or ``None`` when the cache must not be used; ``source``: where
+    it comes from (``$LEAFSCORE_CACHE_KEY`` or the key file's path); ``problem``: ``""``
+    when ``secret`` is set, else one line saying why it is not.
+    """
+
+    secret: bytes | None
+    source: str
+    problem: str = ""
+
+
+def signing_key(directory: str | os.PathLike[str]) -> SigningKey:
+    """The signing key for the cache folder ``directory``, read from the environment now.
+
+    :data:`KEY_VARIABLE`, when set and not empty: its text (at least
+    :data:`MIN_KEY_CHARS` characters) hashed to 32 bytes; nothing is read or written.
+    Else the key file :func:`default_key_file`, made on first use (its folder mode 0700,
+    the file 0600, written to a private temporary file and linked to its name, so a
+    concurrent run either links first or reads the key the other linked). A key file
+    must be a regular file (a symlink is not followed) of :data:`SECRET_BYTES` bytes,
+    owned by this user and unreadable by others, and must not lie inside ``directory``
+    (whoever supplies the folder would hold the key). The file is read once per process.
+
+    Never raises: an unusable key (too short, a key folder that is read-only or cannot
+    be made, a key that is not private, no home folder) is a :class:`SigningKey` whose
+    ``problem`` says why, and a cache under it neither reads nor writes.
+    """
+    environ = os.environ  # read on every call (a cache get), so kept to three lookups
+    given = environ.get(KEY_VARIABLE) or None
+    where = (None, None) if given else (environ.get("XDG_CONFIG_HOME"), environ.get("HOME"))
+    return _signing_key_in(os.fspath(directory), given, *where)
+
+
+@functools.cache
+def _signing_key_in(directory: str, given: str | None, config: str | None,
+                    home: str | None) -> SigningKey:
+    """:func:`signing_key` once per (cache folder, environment) and process: ``config``
+    and ``home`` are ``$XDG_CONFIG_HOME`` and ``$HOME``, which decide the key file."""
+    if given is not None:
+        return _signing_key(directory, given, "")
+    try:
+        key_file = str(default_key_file())
+    except RuntimeError:
+        return SigningKey(None, "", "no home folder to keep the cache key in "
+                                    f"(set XDG_CONFIG_HOME or {KEY_VARIABLE})")
+    return _signing_key(directory, None, key_file)
 
 
 @functools.cache
@@ -182,29 +259,39 @@ class Cache:
 
     An entry file holds a line of two MACs, one line of JSON (the entry) and, optionally,
     a third line (the detail: a document's verdicts), so a reader that needs no detail
-    never parses or verifies it, and each cell costs one file. A folder whose signing key
-    cannot be made or is not safe to trust (``_secret``) works as a disabled cache.
+    never parses or verifies it, and each cell costs one file. A cache whose signing key
+    (:func:`signing_key`) cannot be made or is not safe to trust works as a disabled
+    cache; :attr:`problem` says why.
     """
 
     directory: Path | None
 
+    @property
+    def problem(self) -> str:
+        """``""`` when the cache is usable or disabled on purpose (``directory=None``); else
+        one line saying why it is not used (its signing key's ``problem``)."""
+        return "" if self.directory is None else signing_key(self.directory).problem
+
+    def _secret(self) -> bytes | None:
+        return None if self.directory is None else signing_key(self.directory).secret
+
     def part(self, name: str) -> Cache:
-        """A cache in the sub-folder ``name`` with its own signing key, for entries of
-        another kind; disabled when this one is (disabled, or its key is not safe)."""
-        if self.directory is None or _secret(str(self.directory)) is None:
+        """A cache in the sub-folder ``name``, for entries of another kind (signed with
+        the same key); disabled when this one is (disabled, or its key is not usable)."""
+        if self._secret() is None:
             return Cache(None)
-        return Cache(self.directory / name)
+        return Cache(self.directory / name)  # type: ignore[operator]
 
     def get(self, key: str, *, detail: bool = False) -> tuple[Any, Any] | None:
         """``(entry, detail)`` stored under ``key``; ``detail`` is ``None`` unless asked for
         and stored. ``None`` when absent, disabled, unreadable, or when a MAC does not
         match (an edited entry, one signed under another key, or one stored under another
         cache key)."""
-        secret = None if self.directory is None else _secret(str(self.directory))
+        secret = self._secret()
         if secret is None:
             return None
         try:
-            with open(_entry_path(self.directory, key), "rb") as handle:
+            with open(_entry_path(self.directory, key), "rb") as handle:  # type: ignore[arg-type]
                 data = handle.read()
             head, _, rest = data.partition(b"\n")
             line, _, tail = rest.partition(b"\n")
@@ -225,10 +312,8 @@ class Cache:
         """Store JSON-able ``entry`` (and ``detail`` when not ``None``) under ``key``,
         signed; an unwritable cache is ignored (the next run rescores). Raises
         ``ValueError`` for a value JSON cannot hold (NaN, infinities)."""
-        if self.directory is None:
-            return
-        secret = _secret(str(self.directory))
-        if secret is None:
+        secret = self._secret()
+        if secret is None or self.directory is None:
             return
         line = _line(entry)
         tail = b"" if detail is None else _line(detail)
@@ -249,33 +334,46 @@ def _mac(secret: bytes, key: str, part: str, line: bytes) -> bytes:
 
 
 @functools.cache
-def _secret(directory: str) -> bytes | None:
-    """The signing key of the cache folder ``directory``, made on first use; ``None`` when
-    it cannot be made or read, or is not safe to trust (the cache then neither reads nor
-    writes).
-
-    A new key is written to a private temporary file (``mkstemp``: mode 0600) and linked
-    to its name, so a concurrent run either links first or reads the complete key the
-    other linked. An existing key must be a regular file (a symlink is not followed) of
-    :data:`SECRET_BYTES` bytes, owned by this user and unreadable by others: a key that
-    others can read or write would let them sign entries. Read once per process.
-    """
-    path = os.path.join(directory, SECRET_NAME)
+def _signing_key(directory: str, given: str | None, key_file: str) -> SigningKey:
+    """:func:`signing_key` once per (cache folder, given key, key file) and process."""
+    if given is not None:
+        if len(given) < MIN_KEY_CHARS:
+            return SigningKey(None, f"${KEY_VARIABLE}",
+                              f"${KEY_VARIABLE} holds fewer than {MIN_KEY_CHARS} characters")
+        text = given.encode("utf-8", "surrogateescape")
+        secret = hashlib.sha256(b"leafscore cache key\x1f" + text).digest()
+        return SigningKey(secret, f"${KEY_VARIABLE}")
+    if _inside(key_file, directory):
+        return SigningKey(None, key_file, f"the cache key {key_file} lies inside the cache "
+                                          f"folder {directory}, so whoever supplies the "
+                                          f"folder would hold it")
     try:
-        os.makedirs(directory, exist_ok=True)
-        if not os.path.lexists(path):
-            _make_secret(directory, path)
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        folder = os.path.dirname(key_file)
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        if not os.path.lexists(key_file):
+            _make_secret(folder, key_file)
+        fd = os.open(key_file, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0)
+                     | getattr(os, "O_NONBLOCK", 0))
         with os.fdopen(fd, "rb") as handle:
             info = os.fstat(handle.fileno())
-            key = handle.read(SECRET_BYTES + 1)
-    except OSError:
-        return None
+            key = handle.read(SECRET_BYTES + 1) if stat.S_ISREG(info.st_mode) else b""
+    except OSError as exc:
+        return SigningKey(None, key_file, f"cannot make or read the cache key {key_file} "
+                                          f"({exc.strerror or exc})")
     private = info.st_mode & 0o077 == 0 and (
         not hasattr(os, "geteuid") or info.st_uid == os.geteuid())
     if not stat.S_ISREG(info.st_mode) or not private or len(key) != SECRET_BYTES:
-        return None
-    return key
+        return SigningKey(None, key_file, f"the cache key {key_file} is not a private "
+                                          f"{SECRET_BYTES}-byte file of this user")
+    return SigningKey(key, key_file)
+
+
+def _inside(path: str, folder: str) -> bool:
+    """Whether ``path`` is ``folder`` or lies under it, symlinks resolved."""
+    try:
+        return Path(path).resolve().is_relative_to(Path(folder).resolve())
+    except (OSError, RuntimeError):  # a symlink loop: refuse rather than guess
+        return True
 
 
 def _make_secret(directory: str, path: str) -> None:

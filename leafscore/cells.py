@@ -12,7 +12,7 @@ A cell is stored (in the per-cell cache, and column by column in a run pack:
 stored form read from disk cannot be used (``""``: it can). A stored form names no file,
 so one cache entry serves every system whose result has the same bytes; the reader
 puts the file name back. Nothing read is used unchecked: an entry may have been edited
-(by a writer holding the cache's key, or a bug).
+(by a writer holding the signing key, or a bug).
 
 The checks are rules over columns (:func:`status_problem` ... :func:`error_kinds_problem`,
 one item per cell), so a run pack checks its thousands of cells with the same rules at

@@ -14,8 +14,10 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import functools
+import io
 import os
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -110,21 +112,52 @@ def _chosen_engine(asked: str | None) -> str:
         raise click.exceptions.Exit(EXIT_USAGE) from None
 
 
-def _scoring_options(command: Callable[..., Any]) -> Callable[..., Any]:
-    """--version, --engine, --workers, --executor, --scheduler, --no-cache, --cache-dir,
-    declared once for every scoring command and handed to it as one
-    ``settings: ScoringSettings`` argument."""
+#: How a scoring command uses the score cache: read and written unless ``--no-cache``
+#: (``"on"``), only when asked with ``--cache`` or ``--cache-dir`` (``"off"``: ``report``,
+#: whose summary is what others verify), or never (``"never"``: ``verify``, which checks
+#: the committed files independently of anything a cache folder holds).
+CACHE_MODES: tuple[str, ...] = ("on", "off", "never")
+
+
+def _scoring_options(command: Callable[..., Any] | None = None, *,
+                     cache: str = "on") -> Any:
+    """--version, --engine, --workers, --executor, --scheduler, --no-cache, --cache-dir
+    (and --cache when ``cache`` is ``"off"``), declared once for every scoring command and
+    handed to it as one ``settings: ScoringSettings`` argument. ``cache`` is one of
+    :data:`CACHE_MODES`. Used bare (``@_scoring_options``) or with the mode
+    (``@_scoring_options(cache="off")``)."""
+    if command is None:
+        return functools.partial(_scoring_options, cache=cache)
+    if cache not in CACHE_MODES:
+        raise ValueError(f"cache={cache!r} is not one of {CACHE_MODES}")
 
     @functools.wraps(command)
     def with_settings(*args: Any, version: str | None, engine: str | None, workers: int,
                       executor: str, scheduler: str | None, no_cache: bool,
-                      cache_dir: Path | None, **kwargs: Any) -> Any:
+                      cache_dir: Path | None, use_cache: bool = False, **kwargs: Any) -> Any:
         if scheduler and executor != "dask":
             _usage("--scheduler goes with --executor dask")
+        if use_cache and no_cache:
+            _usage("--cache and --no-cache contradict each other")
+        if cache == "off":
+            no_cache = no_cache or not (use_cache or cache_dir is not None)
+        elif cache == "never":
+            if cache_dir is not None:
+                _note(f"`{command.__name__}` rescores without the cache; --cache-dir is "
+                      "not used")
+            no_cache = True
         settings = ScoringSettings(version, workers, no_cache, cache_dir, executor, scheduler,
                                    _chosen_engine(engine))
         return command(*args, settings=settings, **kwargs)
 
+    cache_help = {
+        "on": ("Rescore everything; write no cache.",
+               "Cache folder (default $XDG_CACHE_HOME/leafscore)."),
+        "off": ("Rescore everything, reading and writing no cache (the default here).",
+                "Cache folder to read and write (implies --cache)."),
+        "never": ("Accepted for scripts: this command always rescores without the cache.",
+                  "Not used: this command always rescores without the cache."),
+    }[cache]
     decorators = [
         click.option("--version", "version", type=click.Choice(scorer.SCORING_VERSIONS),
                      help="Scoring version (default: benchmark.toml's pin, else the latest)."),
@@ -139,9 +172,12 @@ def _scoring_options(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--scheduler", metavar="tcp://HOST:PORT",
                      help="With --executor dask: an existing dask.distributed scheduler "
                           "(default: a LocalCluster of --workers processes)."),
-        click.option("--no-cache", is_flag=True, help="Rescore everything; write no cache."),
+        *([click.option("--cache", "use_cache", is_flag=True,
+                        help="Read and write the score cache (by default this command "
+                             "rescores everything).")] if cache == "off" else []),
+        click.option("--no-cache", is_flag=True, help=cache_help[0]),
         click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path),
-                     help="Cache folder (default $XDG_CACHE_HOME/leafscore)."),
+                     help=cache_help[1]),
     ]
     for decorate in reversed(decorators):
         with_settings = decorate(with_settings)
@@ -187,9 +223,21 @@ def resolve_version(settings: ScoringSettings,
 
 
 def _cache(settings: ScoringSettings) -> Cache:
+    """The cache of a command line: none under ``--no-cache``; else ``--cache-dir`` or the
+    default folder, unless its signing key is not usable (``Cache.problem``: a read-only
+    key folder, a key that is not private, one inside the cache folder ...), which is one
+    note on stderr (once per command) and no cache."""
     if settings.no_cache:
         return Cache(None)
-    return Cache(settings.cache_dir or default_cache_dir())
+    cache = Cache(settings.cache_dir or default_cache_dir())
+    problem = cache.problem
+    if not problem:
+        return cache
+    meta = click.get_current_context().meta
+    if not meta.get("leafscore.cache-noted"):
+        meta["leafscore.cache-noted"] = True
+        _note(f"{problem}; scoring without the cache")
+    return Cache(None)
 
 
 @contextlib.contextmanager
@@ -556,13 +604,14 @@ def _foreign_summary(path: Path) -> bool:
 @click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
               help="Also write the results explorer (one self-contained HTML page) here.")
 @_bootstrap_options
-@_scoring_options
+@_scoring_options(cache="off")
 @handles_errors
 def report(source: Source, out_dir: Path | None, force: bool, verdicts_path: Path | None,
            html_path: Path | None, resamples: int, seed: int,
            settings: ScoringSettings) -> None:
     """Write summary.json and summary.csv (atomically): DocuBench's keys plus version,
-    signature, intervals, coverage, per-field counts and digests (fractions in [0, 1])."""
+    signature, intervals, coverage, per-field counts and digests (fractions in [0, 1]).
+    Every document is rescored (the cache is used only with --cache or --cache-dir)."""
     if out_dir is None and source.jsonl:
         _fail("JSONL mode has no results/ folder: pass --out DIR")
     target = out_dir if out_dir is not None else source.root / "results"
@@ -662,11 +711,22 @@ def explore(source: Source, out: Path, resamples: int, seed: int,
 @_benchmark_source
 @click.option("--summary", "summary_path", type=click.Path(dir_okay=False, path_type=Path),
               help="The summary to check (default ROOT/results/summary.json; needed for "
-                   "JSONL, and for one written with `report --out`).")
-@_scoring_options
+                   "JSONL, and for one written with `report --out`); the summary.csv "
+                   "beside it is checked too.")
+@click.option("--verdicts", "verdicts_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also check this verdict file, as `report --verdicts` wrote it "
+                   "(byte for byte).")
+@click.option("--html", "html_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="Also check this explorer page, as `report --html` wrote it "
+                   "(byte for byte).")
+@_scoring_options(cache="never")
 @handles_errors
-def verify(source: Source, summary_path: Path | None, settings: ScoringSettings) -> None:
-    """Rescore the benchmark and compare with a committed summary.json; exit 1 on drift."""
+def verify(source: Source, summary_path: Path | None, verdicts_path: Path | None,
+           html_path: Path | None, settings: ScoringSettings) -> None:
+    """Rescore the benchmark without the cache and compare with every file `report` wrote:
+    summary.json (by content), the summary.csv beside it (by content), and the --verdicts
+    and --html files when given (byte for byte). Exit 1 naming each file that drifted;
+    exit 2 for a file that cannot be read or that `report` could not have written."""
     if summary_path is not None:
         rel, path = str(summary_path), summary_path
     elif source.jsonl:
@@ -675,26 +735,65 @@ def verify(source: Source, summary_path: Path | None, settings: ScoringSettings)
         rel = "results/summary.json"
         path = files.safe_child(source.root, rel) if source.root.is_dir() \
             else source.root / rel
-    if not path.is_file():
+    if not path.exists() and not path.is_symlink():
         _fail(f"{path}: no committed summary; run `leafscore report` first")
-    committed = scorer.read_json_file(path, source=rel).value
-    if not isinstance(committed, dict) or committed.get("version") not in scorer.SCORING_VERSIONS:
-        _fail(f"{rel}: not a leafscore summary (no known 'version')")
+    committed = report_mod.read_committed_summary(path, rel)  # a FIFO or folder: refused
+    csv_rel = str(Path(rel).with_name("summary.csv"))
+    csv_path = path.with_name("summary.csv")
+    committed_csv = None
+    if csv_path.exists() or csv_path.is_symlink():
+        with report_mod.open_committed(csv_path, csv_rel) as handle:
+            data = handle.read(scorer.MAX_FILE_BYTES + 1)
+        if len(data) > scorer.MAX_FILE_BYTES:
+            _fail(f"{csv_rel}: larger than the limit of {scorer.MAX_FILE_BYTES:,} bytes")
+        committed_csv = report_mod.read_csv_rows(data, csv_rel)
+    others = [(str(p), p) for p in (verdicts_path, html_path) if p is not None]
+    for name, other in others:  # unreadable: exit 2 before any scoring
+        report_mod.open_committed(other, name).close()
+    if verdicts_path is not None and verdicts_path.suffix.lower() not in (".csv", ".parquet"):
+        _fail(f"{verdicts_path}: `report --verdicts` writes .csv or .parquet, "
+              f"not {verdicts_path.suffix or '(none)'}")
     resamples, seed, problem = report_mod.stored_bootstrap(committed.get("signature"))
     if problem:
         _note(f"{rel}: {problem}; recomputing with resamples {resamples} and seed {seed}")
     if settings.version not in (None, committed["version"]):
         _fail(f"--version {settings.version} differs from the summary's version "
               f"{committed['version']}")
-    evaluation = _open(source, dataclasses.replace(settings, version=committed["version"]))
-    fresh = evaluation.summary(resamples=resamples, seed=seed)
-    reasons = report_mod.drift(committed, fresh)
-    if reasons:
-        click.echo(f"verify: DRIFT: {rel} does not reproduce")
+    drifted: list[tuple[str, list[str]]] = []
+    with tempfile.TemporaryDirectory(prefix="leafscore-verify-") as scratch:
+        fresh_verdicts = None if verdicts_path is None \
+            else Path(scratch) / f"verdicts{verdicts_path.suffix.lower()}"
+        try:
+            evaluation = _open(source, dataclasses.replace(settings, version=committed["version"]),
+                               verdicts_to=fresh_verdicts, keep_verdicts=html_path is not None,
+                               needs_verdicts="verify --verdicts" if verdicts_path else "")
+        except ImportError as exc:
+            _fail(str(exc))
+        fresh = evaluation.summary(resamples=resamples, seed=seed)
+        drifted.append((rel, report_mod.drift(committed, fresh)))
+        fresh_csv = report_mod.summary_csv(fresh)
+        drifted.append((csv_rel, ["missing: `report` writes it beside summary.json"]
+                        if committed_csv is None
+                        else report_mod.csv_drift(committed_csv, fresh_csv)))
+        if fresh_verdicts is not None and verdicts_path is not None:
+            with report_mod.open_committed(verdicts_path, str(verdicts_path)) as old, \
+                    open(fresh_verdicts, "rb") as new:
+                drifted.append((str(verdicts_path), report_mod.bytes_drift(old, new)))
+        if html_path is not None:
+            data = _analysis(lambda: explore_mod.page_data(evaluation, resamples=resamples,
+                                                           seed=seed))
+            page = io.BytesIO(explore_mod.render_page(data).encode("utf-8"))
+            with report_mod.open_committed(html_path, str(html_path)) as old:
+                drifted.append((str(html_path), report_mod.bytes_drift(old, page)))
+    failed = [(name, reasons) for name, reasons in drifted if reasons]
+    for name, reasons in failed:
+        click.echo(visible(f"verify: DRIFT: {name} does not reproduce"))
         for reason in reasons:
             click.echo(visible(f"  - {reason}"))
+    if failed:
         raise click.exceptions.Exit(EXIT_FAILED)
-    click.echo(f"verify: OK: {rel} reproduces ({fresh['signature']})")
+    checked = ", ".join(name for name, _ in drifted)
+    click.echo(visible(f"verify: OK: every file reproduces: {checked} ({fresh['signature']})"))
 
 
 @main.command(epilog=_example("leafscore fields --system beacon",

@@ -16,10 +16,14 @@ import dataclasses
 import io
 import json
 import math
+import os
 import re
+import stat
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+
+import jsonschema
 
 import scorer
 from leafscore import fields as fields_mod
@@ -42,6 +46,11 @@ VERIFY_TOLERANCE = 1e-12
 #: summary. Beyond this, the first fields in path order are listed and
 #: ``fields_truncated`` gives the number of fields and the counts of the rest.
 MAX_SUMMARY_FIELDS = 1000
+#: Longest place (a JSON path, a file name from a committed summary) ``verify`` prints in
+#: one reason; a longer one is cut with an ellipsis, so a reason stays one short line.
+MAX_SHOWN_PLACE = 120
+#: Bytes compared at a time when ``verify`` checks a written file byte for byte.
+COMPARE_CHUNK = 1 << 20
 
 
 def _statuses(run: Run, system: str) -> dict[str, int]:
@@ -242,20 +251,158 @@ def write_summary(directory: Path, summary: Mapping[str, Any]) -> tuple[Path, Pa
 # ------------------------------------------------------------------------------------
 
 
-def _changed(old: Mapping[str, str], new: Mapping[str, str]) -> list[str]:
+_DIGESTS = {"type": "object", "additionalProperties": {"type": "string"}}
+_OBJECT = {"type": "object"}
+#: The type of every member ``report`` writes, as a JSON Schema: a committed summary
+#: with a member of another type (``"sha256": []``, ``"results_sha256": "x"``) was not
+#: written by ``report`` and ``verify`` refuses it (exit 2) instead of comparing it.
+#: Values are compared by :func:`drift`; members report does not write show as drift.
+SUMMARY_SHAPE: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "type": "object",
+    "required": ["version"],
+    "properties": {
+        "benchmark": _OBJECT, "engine_display_names": _OBJECT, "aggregates": _OBJECT,
+        "breakdowns": _OBJECT, "per_doc": {"type": "array", "items": _OBJECT},
+        "version": {"enum": list(scorer.SCORING_VERSIONS)},
+        "signature": {"type": "string"}, "tool": {"type": "string"},
+        "bootstrap": _OBJECT, "intervals": _OBJECT, "coverage": _OBJECT,
+        "fields": _OBJECT, "fields_truncated": _OBJECT,
+        "sha256": _DIGESTS, "results_sha256": _DIGESTS, "scorer_sha256": {"type": "string"},
+        "power": _OBJECT, "suspects": {"type": ["object", "null"]}, "error_shares": _OBJECT,
+        "schema_validity": _OBJECT,
+    },
+}
+_SHAPE_CHECKER = jsonschema.Draft202012Validator(SUMMARY_SHAPE)
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return {str: "a string", list: "an array", dict: "an object"}.get(type(value), "a value")
+
+
+def summary_problem(committed: Any) -> tuple[str, str]:
+    """Why ``committed`` (a parsed summary.json) is not of the shape ``report`` writes
+    (:data:`SUMMARY_SHAPE`): ``(pointer, reason)``, the RFC 6901 pointer of the first
+    member of another type and what it is instead; ``("", "")`` when every member has
+    its type. Never raises."""
+    error = jsonschema.exceptions.best_match(_SHAPE_CHECKER.iter_errors(committed))
+    if error is None:
+        return "", ""
+    pointer = "".join("/" + str(p).replace("~", "~0").replace("/", "~1")
+                      for p in error.absolute_path)
+    if pointer in ("", "/version"):
+        return "", "not a leafscore summary (no known 'version')"
+    wanted = error.schema.get("type", "object")
+    wanted = " or ".join(wanted) if isinstance(wanted, list) else wanted
+    article = "an" if wanted[0] in "aeiou" else "a"
+    return _shown(pointer), (f"{_json_kind(error.instance)} where `report` writes "
+                             f"{article} {wanted}")
+
+
+def read_committed_summary(path: str | os.PathLike[str], source: str) -> dict[str, Any]:
+    """A committed summary.json, read for ``verify``: the reader's rules
+    (``scorer.read_json_file``: size, depth, encoding, numbers), then nothing ``report``
+    never writes: no duplicate key, no byte-order mark or UTF-16/32, no unpaired
+    surrogate escape (anything the reader would warn about), and every member of the type
+    report writes (:func:`summary_problem`).
+
+    Parameters
+    ----------
+    path : path-like
+        The file.
+    source : str
+        How to name it in errors (``results/summary.json``).
+
+    Returns
+    -------
+    dict
+        The summary, as parsed.
+
+    Raises
+    ------
+    scorer.InputError
+        Naming ``source`` (and the member, for a wrong type) on one line, when the file is
+        missing, unreadable, not JSON, or not a summary report writes.
+    """
+    data = scorer.read_file_bytes(path, source=source)
+    parsed = scorer.parse_json(data, source)
+    if parsed.warnings:
+        key = _duplicate_key(data, source)
+        if key is not None:
+            raise scorer.InputError(source, "", f"duplicate key {_shown(repr(key))} in an "
+                                                "object; `report` writes none: refused")
+        said = parsed.warnings[0].removeprefix(f"{source}: ")
+        raise scorer.InputError(source, "", f"read with a warning ({said}); `report` writes "
+                                            "no such file: refused")
+    pointer, problem = summary_problem(parsed.value)
+    if problem:
+        raise scorer.InputError(source, pointer, problem + ("; refused" if pointer else ""))
+    return parsed.value
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _duplicate_key(data: bytes, source: str) -> str | None:
+    """The first key found twice in one object of ``data`` (which ``scorer.parse_json``
+    has read), or ``None``."""
+
+    def members(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Duplicate(key)
+            seen.add(key)
+        return dict(pairs)
+
+    text = scorer.decode_bytes(data, source, []).removeprefix("\ufeff")
+    try:
+        json.loads(text, object_pairs_hook=members)
+    except _Duplicate as found:
+        return str(found.args[0])
+    except ValueError:  # read by scorer.parse_json already; defensive
+        return None
+    return None
+
+
+def _shown(place: str) -> str:
+    """``place`` cut to :data:`MAX_SHOWN_PLACE` characters (an ellipsis marks a cut)."""
+    return place if len(place) <= MAX_SHOWN_PLACE else place[:MAX_SHOWN_PLACE - 1] + "…"
+
+
+def _changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> list[str]:
     out = []
     for path in sorted(old.keys() | new.keys()):
         if path not in new:
-            out.append(f"{path} removed")
+            out.append(f"{_shown(path)} removed")
         elif path not in old:
-            out.append(f"{path} added")
+            out.append(f"{_shown(path)} added")
         elif old[path] != new[path]:
-            out.append(f"{path} edited")
+            out.append(f"{_shown(path)} edited")
     return out
 
 
+def _same_number(old: int | float, new: int | float) -> bool:
+    """Equal within ``VERIFY_TOLERANCE``; an integer too large for a float is equal to
+    nothing but itself."""
+    if isinstance(old, int) and isinstance(new, int):
+        return old == new
+    try:
+        return math.isclose(old, new, rel_tol=0, abs_tol=VERIFY_TOLERANCE)
+    except OverflowError:  # a 400-digit integer against a float
+        return False
+
+
 def _differences(old: Any, new: Any, path: str = "") -> list[str]:
-    """Paths where two JSON values differ; floats equal within ``VERIFY_TOLERANCE``."""
+    """Paths where two JSON values differ; numbers equal within ``VERIFY_TOLERANCE``.
+    Recursion follows ``new`` (a summary of bounded depth), so any ``old`` is safe."""
     if isinstance(old, dict) and isinstance(new, dict):
         out = []
         for key in list(old) + [k for k in new if k not in old]:
@@ -272,20 +419,32 @@ def _differences(old: Any, new: Any, path: str = "") -> list[str]:
     numbers = (int, float)
     if (isinstance(old, numbers) and isinstance(new, numbers)
             and not isinstance(old, bool) and not isinstance(new, bool)):
-        return [] if math.isclose(old, new, rel_tol=0, abs_tol=VERIFY_TOLERANCE) else [path]
+        return [] if _same_number(old, new) else [path]
+    if isinstance(old, bool) != isinstance(new, bool):  # True == 1 in Python, not in JSON
+        return [path or "/"]
     return [] if old == new else [path or "/"]
 
 
-def _under(digests: Mapping[str, str], folder: str) -> dict[str, str]:
+def _under(digests: Mapping[str, Any], folder: str) -> dict[str, Any]:
     return {p: h for p, h in digests.items() if p.startswith(f"{folder}/")}
 
 
-def drift(committed: Mapping[str, Any], fresh: Mapping[str, Any]) -> list[str]:
+def _places(places: list[str]) -> str:
+    shown = ", ".join(_shown(p) for p in places[:8])
+    return shown + (f" (+{len(places) - 8} more)" if len(places) > 8 else "")
+
+
+def drift(committed: Any, fresh: Mapping[str, Any]) -> list[str]:
     """Reasons the fresh summary differs from the committed one; empty when it reproduces.
 
     Says which inputs changed (labels, schemas, results, scorer, scoring version) and
-    lists the first differing places when the numbers moved.
+    lists the first differing places when the numbers moved. ``committed`` may be any
+    JSON value: one that is not of the shape report writes (:func:`summary_problem`)
+    gives that as its reason. Never raises; each reason is one line.
     """
+    pointer, problem = summary_problem(committed)
+    if problem:
+        return [f"not as `report` writes it: {pointer + ': ' if pointer else ''}{problem}"]
     reasons = []
     old_inputs, new_inputs = committed.get("sha256", {}), fresh.get("sha256", {})
     for kind in ("labels", "schemas"):
@@ -304,9 +463,109 @@ def drift(committed: Mapping[str, Any], fresh: Mapping[str, Any]) -> list[str]:
     if places and not reasons:
         reasons.append("the numbers differ although no input changed")
     if places:
-        shown = ", ".join(places[:8]) + (f" (+{len(places) - 8} more)" if len(places) > 8 else "")
-        reasons.append(f"differs at {shown}")
+        reasons.append(f"differs at {_places(places)}")
     return reasons
+
+
+# ------------------------------------------------------------------------------------
+# verify: the other files report writes
+# ------------------------------------------------------------------------------------
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def _same_cell(old: str, new: str) -> bool:
+    """Equal text, or two decimal numbers equal within ``VERIFY_TOLERANCE``."""
+    if old == new:
+        return True
+    if not (_NUMBER.fullmatch(old) and _NUMBER.fullmatch(new)):
+        return False
+    return _same_number(float(old), float(new))  # a huge literal reads as inf: not equal
+
+
+def read_csv_rows(data: bytes, source: str) -> list[list[str]]:
+    """The rows of a committed CSV file's bytes (``summary.csv``), each a list of cells.
+
+    Raises ``scorer.InputError`` naming ``source`` and the place when ``data`` is not
+    UTF-8 or not CSV (an unterminated quote, a cell over the csv module's limit of
+    131,072 characters).
+    """
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise scorer.InputError(source, f"byte {exc.start}", "invalid UTF-8") from None
+    reader = csv.reader(io.StringIO(text, newline=""), strict=True)
+    try:
+        return list(reader)
+    except csv.Error as exc:
+        raise scorer.InputError(source, f"line {reader.line_num}", f"not CSV: {exc}") from None
+
+
+def csv_drift(committed: list[list[str]], fresh: str) -> list[str]:
+    """Reasons the rows of a committed summary.csv (:func:`read_csv_rows`) differ by
+    content from the one the run writes (``fresh``: :func:`summary_csv`): the same rows
+    of the same cells, numbers equal within ``VERIFY_TOLERANCE``, text exactly (a formula
+    mark ``'`` included). Empty when it reproduces; never raises."""
+    new = list(csv.reader(io.StringIO(fresh, newline="")))
+    if len(committed) != len(new):
+        return [f"holds {len(committed)} rows where `report` writes {len(new)}"]
+    header = new[0] if new else []
+    places = []
+    for i, (was, now) in enumerate(zip(committed, new, strict=True), start=1):
+        if len(was) != len(now):
+            places.append(f"row {i} ({len(was)} cells, not {len(now)})")
+            continue
+        places += [f"row {i} column {j}" + (f" ({_shown(header[j - 1])})" if i > 1 else "")
+                   for j, (a, b) in enumerate(zip(was, now, strict=True), start=1)
+                   if not _same_cell(a, b)]
+    return [f"differs at {_places(places)}"] if places else []
+
+
+def open_committed(path: str | os.PathLike[str], source: str) -> BinaryIO:
+    """A committed file opened for reading (binary), after checking it is a regular file
+    (a FIFO is opened without waiting, then refused). Raises ``scorer.InputError`` naming
+    ``source``: no such file, not a regular file, or unreadable."""
+    try:
+        fd = os.open(os.fspath(path), os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except FileNotFoundError:
+        raise scorer.InputError(source, "", "no such file") from None
+    except OSError as exc:
+        raise scorer.InputError(source, "", f"cannot read: {exc.strerror or exc}") from None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise scorer.InputError(source, "", "is not a regular file")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def bytes_drift(committed: BinaryIO, fresh: BinaryIO) -> list[str]:
+    """Reasons a committed file differs from the bytes the run writes (both streams read
+    :data:`COMPARE_CHUNK` bytes at a time, so neither is held whole): the first byte that
+    differs, or the sizes. Empty when they are the same bytes. Raises ``OSError`` when a
+    stream cannot be read."""
+    offset = 0
+    while True:
+        old, new = committed.read(COMPARE_CHUNK), fresh.read(COMPARE_CHUNK)
+        while len(old) < len(new):  # a short read of a file that is not at its end
+            more = committed.read(len(new) - len(old))
+            if not more:
+                break
+            old += more
+        if old != new:
+            at = next((i for i, (a, b) in enumerate(zip(old, new, strict=False))
+                       if a != b),
+                      min(len(old), len(new)))
+            if at == min(len(old), len(new)) and len(old) != len(new):
+                longer = "more" if len(old) > len(new) else "fewer"
+                return [f"holds {longer} bytes than `report` writes (the first "
+                        f"{offset + at:,} agree)"]
+            return [f"differs from what `report` writes at byte {offset + at:,}"]
+        if not new:
+            return []
+        offset += len(new)
 
 
 # ------------------------------------------------------------------------------------

@@ -1,5 +1,6 @@
 """Shared fixtures: where ``../shared`` is, and whether its absence skips or fails; and
-``engine``, which runs a test of scores once on each engine."""
+``engine``, which runs a test of scores once on each engine; and a signing key for the
+score cache of the session's own (never the user's ``~/.config/leafscore/cache.key``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,17 @@ REPO = Path(__file__).resolve().parent.parent
 def shared_dir() -> Path:
     """The shared material folder: ``$LEAFSCORE_SHARED`` or ``../shared`` beside the repo."""
     return Path(os.environ.get("LEAFSCORE_SHARED", REPO.parent / "shared"))
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_cache_key(tmp_path_factory):
+    """The cache's signing key of this test session: ``$XDG_CONFIG_HOME`` in a temporary
+    folder, and no ``$LEAFSCORE_CACHE_KEY`` from outside (a test that needs either sets
+    it itself)."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.mktemp("config")))
+        patch.delenv("LEAFSCORE_CACHE_KEY", raising=False)
+        yield
 
 
 @pytest.fixture(scope="session")

@@ -53,9 +53,9 @@ def cell_entries(cache_dir):
 
 
 def write_signed(cache_dir, key, path, entry_line: bytes, detail_line: bytes = b""):
-    """Write an entry signed with the cache's own key, NaN and all: what a writer holding
+    """Write an entry signed with the user's own key, NaN and all: what a writer holding
     the key (or a bug) could leave behind, so only the entry checks stand in the way."""
-    secret = cache_module._secret(str(cache_dir))
+    secret = cache_module.signing_key(cache_dir).secret
     head = cache_module._mac(secret, key, "entry", entry_line) + b" " + (
         cache_module._mac(secret, key, "detail", detail_line) if detail_line else b"-")
     path.write_bytes(head + b"\n" + entry_line + (b"\n" + detail_line if detail_line else b""))
@@ -288,20 +288,27 @@ def test_the_checker_never_raises_and_what_it_accepts_decodes(data):
         assert read.score is None or 0 <= read.score.value <= 1
 
 
-def test_the_signing_key_is_32_private_bytes_made_on_first_use(tmp_path):
+def test_the_signing_key_is_32_private_bytes_made_on_first_use_outside_the_cache(
+        tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
     run("score", half_right_bench(tmp_path), "--cache-dir", tmp_path / "cache")
-    secret = tmp_path / "cache" / "secret.key"
+    secret = tmp_path / "config" / "leafscore" / "cache.key"
     assert secret.stat().st_size == 32
     assert stat.S_IMODE(secret.stat().st_mode) == 0o600
+    assert stat.S_IMODE(secret.parent.stat().st_mode) == 0o700
+    assert not list((tmp_path / "cache").rglob("*.key"))
 
 
-def test_a_key_that_others_can_read_turns_the_cache_off(tmp_path):
-    secret = tmp_path / "cache" / "secret.key"
-    secret.parent.mkdir()
+def test_a_key_that_others_can_read_turns_the_cache_off(tmp_path, monkeypatch):
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    secret = tmp_path / "config" / "leafscore" / "cache.key"
+    secret.parent.mkdir(parents=True)
     secret.write_bytes(os.urandom(32))
     secret.chmod(0o644)
-    run("score", half_right_bench(tmp_path), "--cache-dir", tmp_path / "cache")
-    assert [p.name for p in (tmp_path / "cache").iterdir()] == ["secret.key"]
+    out = run("score", half_right_bench(tmp_path), "--cache-dir", tmp_path / "cache")
+    assert not (tmp_path / "cache").exists()
+    assert (f"leafscore: the cache key {secret} is not a private 32-byte file of this user; "
+            "scoring without the cache") in out.stderr
 
 
 # ----- warnings name the file being read -------------------------------------------------

@@ -54,7 +54,7 @@ def cell_entries(cache_dir):
 
 
 def resign(cache_dir, path, change):
-    """Apply ``change`` to the JSON entry at ``path`` and sign it again with the cache's own
+    """Apply ``change`` to the JSON entry at ``path`` and sign it again with the user's own
     key: what a writer holding the key (or a bug) could leave, so only the reader's
     checks stand in the way."""
     line = path.read_bytes().split(b"\n")[1]
@@ -62,7 +62,7 @@ def resign(cache_dir, path, change):
     change(entry)
     line = json.dumps(entry).encode()
     folder = path.parent.parent
-    secret = cache_module._secret(str(folder))
+    secret = cache_module.signing_key(folder).secret
     path.write_bytes(cache_module._mac(secret, path.stem, "entry", line) + b" -\n" + line)
 
 
