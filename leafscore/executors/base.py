@@ -205,24 +205,42 @@ def survive(backend: Backend, batches: Iterable[Any], window: int) -> Iterator[l
         else:
             record(task, [Lost(task.items[0], failure.kind)])
 
+    def draw() -> bool:
+        """Submit the next batch; False when there is none. (A function, so that no local
+        of the loop keeps a batch's items alive once it is yielded.)"""
+        nonlocal drawn
+        drawn_batch = next(source, None)
+        if drawn_batch is None:
+            return False
+        number, batch = drawn_batch
+        items = list(batch)
+        drawn += 1
+        parts[number], left[number] = {}, len(items)
+        if items:
+            submit(_Task(number, 0, items))
+        else:
+            record(_Task(number, 0, items), [])
+        return True
+
+    def settle() -> None:
+        """Wait for one call in flight and record its result, or its failure."""
+        handle, value, error = backend.next_done()
+        task = inflight.pop(handle)
+        if error is None:
+            record(task, value)
+            return
+        failure = backend.failure(error)
+        if failure is None:
+            raise error
+        failed(task, failure)
+
     while True:
         if retries:
             if not inflight:  # a retry runs alone: the next one when it is done
                 submit(retries.popleft())
         else:
             while not exhausted and drawn - yielded < window:
-                drawn_batch = next(source, None)
-                if drawn_batch is None:
-                    exhausted = True
-                    break
-                number, batch = drawn_batch
-                items = list(batch)
-                drawn += 1
-                parts[number], left[number] = {}, len(items)
-                if items:
-                    submit(_Task(number, 0, items))
-                else:
-                    record(_Task(number, 0, items), [])
+                exhausted = not draw()
         while yielded in ready:
             yield ready.pop(yielded)
             yielded += 1
@@ -230,12 +248,4 @@ def survive(backend: Backend, batches: Iterable[Any], window: int) -> Iterator[l
             if exhausted and not retries:
                 return
             continue
-        handle, value, error = backend.next_done()
-        task = inflight.pop(handle)
-        if error is None:
-            record(task, value)
-            continue
-        failure = backend.failure(error)
-        if failure is None:
-            raise error
-        failed(task, failure)
+        settle()
