@@ -272,7 +272,9 @@ def evaluate_benchmark(bench: Benchmark, *, version: str | None = None,
     ``verdicts_to`` under a version without verdicts or with another suffix;
     ``scorer.ScoringError`` for a schema or label the metric cannot score;
     ``executors.ExecutorError`` when the executor cannot score (Dask not installed, a
-    scheduler that cannot be reached within 5 s).
+    scheduler that cannot be reached within 5 s), or when a worker died every time it
+    scored some results, alone too (one line naming them; a worker lost once costs a
+    retry, and a result out of memory twice is a parse failure with a warning).
     """
     chosen_engine = versions.choose_engine(engine)
     record = versions.resolve(version, bench.config.scoring_version, engine=chosen_engine)

@@ -163,40 +163,74 @@ def _verdicts(run: Any) -> tuple[list[str], list[list[list[int]]]] | None:
     return strings.table, out
 
 
+#: Up to this many systems the page holds the paired difference of every ordered pair;
+#: above it, of the pairs :func:`pair_scope` names (2 per system: linear, not square).
+ALL_PAIRS_UP_TO: int = 30
+
+
+def pair_scope(order: Sequence[int]) -> list[tuple[int, int]]:
+    """The ordered pairs ``(base, head)`` whose paired difference the page holds, given
+    the systems' indices in leaderboard order (``order[0]`` the leader).
+
+    Every ordered pair up to :data:`ALL_PAIRS_UP_TO` systems; above it, the pairs
+    ``leafscore power`` looks at: the leader with each system and each two adjacent ranks,
+    both ways round (at most 4n of them), base-major, then head.
+
+    >>> pair_scope([2, 0, 1])
+    [(0, 1), (0, 2), (1, 0), (1, 2), (2, 0), (2, 1)]
+    """
+    n = len(order)
+    if n <= ALL_PAIRS_UP_TO:
+        return [(b, h) for b in range(n) for h in range(n) if b != h]
+    leader = order[0]
+    kept = {(leader, s) for s in order[1:]}
+    kept |= {(order[i], order[i + 1]) for i in range(n - 1)}
+    kept |= {(h, b) for b, h in kept}
+    return sorted(kept)
+
+
 def pair_differences(run: Any, *, resamples: int = stats.DEFAULT_RESAMPLES,
                      seed: int = stats.DEFAULT_SEED,
-                     confidence: float = stats.DEFAULT_CONFIDENCE) -> list[list[Any]]:
-    """The paired bootstrap of ``head - base`` for every ordered pair of systems.
+                     confidence: float = stats.DEFAULT_CONFIDENCE,
+                     pairs: Sequence[tuple[int, int]] | None = None) -> list[list[Any]]:
+    """The paired bootstrap of ``head - base`` for the ordered pairs ``pairs`` of systems
+    (``(base index, head index)`` into ``run.systems``; default: every ordered pair).
 
     One ``stats.bootstrap_macro`` call over all systems: its draws depend only on the
     number of documents, ``resamples`` and ``seed``, so each row equals the row that
     ``diff.compare`` draws for the same system, and every entry equals
     ``Evaluation.diff(base, head)`` (``change``) for the same settings; n systems cost
-    one bootstrap, not n(n-1).
+    one bootstrap, not one per pair.
 
-    Returns ``[base index, head index, estimate, low, high, p_value]`` rows (indices into
-    ``run.systems``; numbers in score units, ``None`` where undefined), base-major.
+    Returns ``[base index, head index, estimate, low, high, p_value]`` rows (numbers in
+    score units, ``None`` where undefined), in the order of ``pairs``.
     """
     systems = run.systems
     if len(systems) < 2 or not run.documents:
         return []
+    if pairs is None:
+        pairs = [(b, h) for b in range(len(systems)) for h in range(len(systems)) if b != h]
     columns = [run.document_scores(s) for s in systems]
     scores = [run.system_score(s) for s in systems]
     samples = stats.bootstrap_macro(stats.score_matrix(columns), resamples=resamples,
                                     seed=seed)
     out = []
-    for b, base in enumerate(scores):
-        for h, head in enumerate(scores):
-            if b == h:
-                continue
-            if base is None or head is None:
-                out.append([b, h, None, None, None, None])
-                continue
-            change = stats.paired_difference(samples[h], samples[b], head - base,
-                                             confidence=confidence)
-            out.append([b, h, *(_jsonable(x) for x in (change.estimate, change.low,
-                                                         change.high, change.p_value))])
+    for b, h in pairs:
+        base, head = scores[b], scores[h]
+        if base is None or head is None:
+            out.append([b, h, None, None, None, None])
+            continue
+        change = stats.paired_difference(samples[h], samples[b], head - base,
+                                         confidence=confidence)
+        out.append([b, h, *(_jsonable(x) for x in (change.estimate, change.low,
+                                                     change.high, change.p_value))])
     return out
+
+
+def leaderboard_order(systems: Sequence[str], intervals: Mapping[str, Any]) -> list[int]:
+    """Indices of ``systems`` by summary.json rank (``intervals[system]["rank"]``), ties
+    in run order: the leaderboard's rows."""
+    return sorted(range(len(systems)), key=lambda s: (intervals[systems[s]]["rank"], s))
 
 
 def page_data(evaluation: Any, *, resamples: int = stats.DEFAULT_RESAMPLES,
@@ -223,7 +257,9 @@ def page_data(evaluation: Any, *, resamples: int = stats.DEFAULT_RESAMPLES,
         (floats in [0, 1] or ``None``); ``status`` one string per system, a letter of
         :data:`STATUS_CODES` per document; ``columns`` (``_columns``); ``kinds``
         (verdict kind -> [tp, fp, fn]); ``strings`` and ``verdicts`` (``_verdicts``; both
-        ``None`` under 1.0); ``pairs`` (``pair_differences``).
+        ``None`` under 1.0); ``pairs`` (``pair_differences`` of the pairs of
+        ``pair_scope``: every ordered pair up to :data:`ALL_PAIRS_UP_TO` systems, 2 to 4
+        per system above) and ``all_pairs`` (whether that is every ordered pair).
 
     Raises
     ------
@@ -258,8 +294,11 @@ def page_data(evaluation: Any, *, resamples: int = stats.DEFAULT_RESAMPLES,
         "kinds": {kind: list(counts) for kind, counts in scorer.VERDICT_KINDS.items()},
         "strings": None if compact is None else compact[0],
         "verdicts": None if compact is None else compact[1],
-        "pairs": pair_differences(run, resamples=resamples, seed=seed,
-                                  confidence=summary["bootstrap"]["confidence"]),
+        "all_pairs": len(run.systems) <= ALL_PAIRS_UP_TO,
+        "pairs": pair_differences(
+            run, resamples=resamples, seed=seed,
+            confidence=summary["bootstrap"]["confidence"],
+            pairs=pair_scope(leaderboard_order(run.systems, summary["intervals"]))),
     }
 
 

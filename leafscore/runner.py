@@ -32,6 +32,7 @@ from leafscore.benchmark import Benchmark, Document, RawResult, read_result
 from leafscore.cache import CACHE_FORMAT, Cache, cache_key, code_digest, options_sha256
 from leafscore.cells import Cell, folded, shared_parts
 from leafscore.executors import Executor, ExecutorError, make_executor
+from leafscore.executors.base import CANCELLED, DIED, MEMORY, Lost
 from leafscore.run import Run
 from leafscore.signature import format_signature, set_digest
 
@@ -326,7 +327,12 @@ def score_benchmark(
         For a schema or label the metric cannot score (the first met, in id order
         when serial).
     executors.ExecutorError
-        When the executor cannot score (e.g. a Dask scheduler that cannot be reached).
+        When the executor cannot score (e.g. a Dask scheduler that cannot be reached),
+        or, once every other cell is scored, when some results could not be scored
+        because the worker scoring each died every time, alone too (``unscorable``: one
+        line naming them). A worker lost once costs a retry (``executors.base.survive``);
+        a result that runs out of memory (``MemoryError``) in its batch and then alone is
+        its document's parse failure with a warning (``out_of_memory``), never cached.
     """
     executor = executor or make_executor("local", workers=workers)
     cache = cache or Cache(None)
@@ -387,6 +393,7 @@ def score_benchmark(
         score_batch, job, plan.batches(batch_size(executor, total))))
     run_cells: dict[tuple[str, str], Cell] = {}
     results: dict[str, str] = {}
+    lost: list[tuple[tuple[str, str], RawResult, str]] = []  # no worker could score
     table: dict[Any, Any] = {}
     scored: list[_Seen] = []
     called = 0  # of alongside
@@ -399,9 +406,14 @@ def score_benchmark(
         ready = False  # a packed cell comes unpacked folded, its parts shared
         if cell is None:
             item = next(fresh)
-            cell = unpacked(item, table)
-            ready = cell is not item
-            _store(cache, key, cell, raw)
+            if isinstance(item, Lost):
+                lost.append((pair, raw, item.reason))
+                cell = None if item.reason != MEMORY \
+                    else out_of_memory(docs[pair[1]], raw, record, options)
+            else:
+                cell = unpacked(item, table)
+                ready = cell is not item
+                _store(cache, key, cell, raw)
         elif detail:  # read again, verdicts and all, only now: O(1) of them held
             cell = _load(cache, key, raw, record, verdicts=True) \
                 or score_batch(job, [(pair[1], bench.results[pair])])[0]
@@ -411,14 +423,50 @@ def score_benchmark(
             called += 1
         if progress:
             progress(done, total)
+        if cell is None:  # no worker could score it: named when the run ends
+            continue
         if on_cell:
             on_cell(pair, cell)
         run_cells[pair] = cell if ready else shared_parts(folded(cell, verdicts=verdicts), table)
     for call in alongside[called:]:  # a run of no cells
         call()
-    if packs.directory is not None:
+    unscored = [(raw.file, reason) for _, raw, reason in lost if reason != MEMORY]
+    if unscored:
+        raise ExecutorError(unscorable(unscored))
+    if packs.directory is not None and not lost:  # a run pack holds only scored cells
         _pack_run(packs, run_key(scored), scored, run_cells, record)
     return finish(run_cells, results)
+
+
+#: Result files named in the one line of a run that could not score some (then "and N
+#: more").
+NAMED_UNSCORED: int = 20
+
+#: The note of a document that ran out of memory alone twice (its parse failure).
+OUT_OF_MEMORY_NOTE: str = ("ran out of memory while being scored, in its batch and then "
+                           "alone; not cached")
+
+
+def unscorable(lost: Sequence[tuple[str, str]]) -> str:
+    """The one line of a run that could not score the result files of ``lost`` (each
+    ``(file, reason)``, ``reason`` ``executors.base.DIED`` or ``CANCELLED``), the first
+    :data:`NAMED_UNSCORED` named."""
+    why = {DIED: "its worker died each time, alone too", CANCELLED: "Dask dropped it each time"}
+    named = ", ".join(f"{file} ({why.get(reason, reason)})"
+                      for file, reason in lost[:NAMED_UNSCORED])
+    more = len(lost) - NAMED_UNSCORED
+    return (f"could not score {len(lost)} result(s), so no scores were written "
+            f"(a worker killed, e.g. out of memory): {named}"
+            + (f" and {more} more" if more > 0 else ""))
+
+
+def out_of_memory(doc: Document, raw: RawResult, record: scorer.ScoringVersion,
+                  options: Any) -> Cell:
+    """The cell of a result whose scoring ran out of memory alone twice: a parse failure
+    with a warning naming the file (:data:`OUT_OF_MEMORY_NOTE`), folded with its
+    verdicts (those of a parse failure: every label leaf missed). Never cached."""
+    failed = RawResult(raw.file, None, OUT_OF_MEMORY_NOTE, raw.from_line)
+    return folded(score_cell(doc, failed, record, options), verdicts=True)
 
 
 class _Seen(NamedTuple):

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import invoke, private_cache  # noqa: F401 (fixture)
+from cli_helpers import make_benchmark as make_envelope_benchmark
 from explorer_bench import make_benchmark
 
 import leafscore
@@ -347,3 +348,194 @@ def test_docubench_explorer_under_1_0_and_2_0(browser, shared, tmp_path):
         else:
             assert page.page.locator("#drill-body tr[data-kind]").count() > 0
         page.close()
+
+
+# ------------------------------------------------------------------------------------
+# Names that are members of JavaScript objects (issue 22): systems, document ids, schema
+# fields and open-map result keys named ``__proto__``, ``constructor``, ``toString`` and
+# ``valueOf``. Every view renders them as names, and the page never changes a built-in
+# (it keeps names in Maps and null-prototype objects).
+# ------------------------------------------------------------------------------------
+
+MEMBER_NAMES = ["__proto__", "constructor", "toString", "valueOf"]
+MEMBER_SCHEMA = {"type": "object", "properties": {
+    **{name: {"type": "string"} for name in MEMBER_NAMES},
+    "extra": {"type": "object", "additionalProperties": {"type": "string"}},  # an open map
+}}
+
+
+def _member_names_benchmark(root: Path) -> Path:
+    """Systems and documents named :data:`MEMBER_NAMES`; system ``MEMBER_NAMES[i]`` gets
+    the fields ``MEMBER_NAMES[:i + 1]`` right and the rest wrong, and the open-map key
+    ``MEMBER_NAMES[i]`` wrong: system scores 4/8, 5/8, 6/8, 7/8 on every document."""
+    names = MEMBER_NAMES
+    labels = {doc: {**{n: f"{n} of {doc}" for n in names}, "extra": dict.fromkeys(names, "x")}
+              for doc in names}
+    results = {system: {doc: {**{n: f"{n} of {doc}" if k <= i else "wrong"
+                                 for k, n in enumerate(names)},
+                              "extra": {n: "y" if k == i else "x" for k, n in enumerate(names)}}
+                        for doc in names}
+               for i, system in enumerate(names)}
+    return make_envelope_benchmark(root, labels, results, schema=MEMBER_SCHEMA,
+                          config='scoring_version = "2.1"\n')
+
+
+@pytest.fixture(scope="module")
+def member_page(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("member-names")
+    root = _member_names_benchmark(folder / "bench")
+    return _explore(root, folder / "page.html", "--no-cache")
+
+
+def _rows(page: Page, selector: str) -> list[list[str]]:
+    """The text of every cell (th and td) of each row of ``selector``."""
+    rows = page.page.locator(selector)
+    return [[cell.inner_text() for cell in rows.nth(i).locator("th, td").all()]
+            for i in range(rows.count())]
+
+
+def _filter_every_document(page: Page) -> None:
+    """Select the one ``length`` bucket: a filtered view, counted from the verdicts in the
+    browser (where names were once keys of plain objects)."""
+    page.page.select_option("select[data-column='length']", index=1)
+    assert page.text("#board-note").startswith("Filtered: scores are re-averaged over the 4 "
+                                               "shown documents")
+
+
+def test_the_leaderboard_lists_systems_named_like_object_members(browser, member_page):
+    page = Page(browser, member_page)
+    assert page.board() == [("valueOf", "87.50", "[87.50, 87.50]"),
+                            ("toString", "75.00", "[75.00, 75.00]"),
+                            ("constructor", "62.50", "[62.50, 62.50]"),
+                            ("__proto__", "50.00", "[50.00, 50.00]")]
+    page.close()  # asserts that nothing was logged as an error
+
+
+def test_the_heat_map_shows_documents_named_like_object_members(browser, member_page):
+    page = Page(browser, member_page)
+    assert _rows(page, "#heat tbody tr") == [
+        [doc, "50", "63", "75", "88", "69"] for doc in MEMBER_NAMES]
+    page.close()
+
+
+#: The Fields view for system ``toString``, worst first: its two wrong fields (F1 0, one
+#: error each, by name), then the rest by name; a column per system in run order.
+MEMBER_TOSTRING_FIELDS = [
+    ["extra.toString", "100.00", "100.00", "0.00", "100.00"],
+    ["valueOf", "0.00", "0.00", "0.00", "100.00"],
+    ["__proto__", "100.00", "100.00", "100.00", "100.00"],
+    ["constructor", "0.00", "100.00", "100.00", "100.00"],
+    ["extra.__proto__", "0.00", "100.00", "100.00", "100.00"],
+    ["extra.constructor", "100.00", "0.00", "100.00", "100.00"],
+    ["extra.valueOf", "100.00", "100.00", "100.00", "0.00"],
+    ["toString", "0.00", "0.00", "100.00", "100.00"],
+]
+
+
+def _fields_of_tostring(page: Page) -> list[list[str]]:
+    page.page.select_option("#field-system", label="toString")
+    return [row[:5] for row in _rows(page, "#field-table tbody tr")]
+
+
+def test_fields_named_like_object_members_have_their_rows_unfiltered(browser, member_page):
+    page = Page(browser, member_page)
+    assert _fields_of_tostring(page) == MEMBER_TOSTRING_FIELDS
+    page.close()
+
+
+def test_fields_named_like_object_members_are_counted_in_a_filtered_view(browser,
+                                                                          member_page):
+    page = Page(browser, member_page)
+    _filter_every_document(page)
+    assert _fields_of_tostring(page) == MEMBER_TOSTRING_FIELDS
+    page.close()
+
+
+def test_the_drill_down_shows_the_leaves_of_fields_named_like_object_members(browser,
+                                                                             member_page):
+    page = Page(browser, member_page)
+    page.page.select_option("#drill-doc", label="constructor")
+    page.page.select_option("#drill-system", label="toString")
+    assert page.text("#drill-head") == "constructor × toString: 75.00% (scored)"
+    leaves = [row[:4] for row in _rows(page, "#drill-body table.verdicts tbody tr")]
+    assert [(leaf, kind) for leaf, _, _, kind in leaves] == [
+        ("__proto__", "✓ correct"), ("constructor", "✓ correct"),
+        ("toString", "✓ correct"), ("valueOf", "✗ wrong_value"),
+        ("extra.__proto__", "✓ correct"), ("extra.constructor", "✓ correct"),
+        ("extra.toString", "✗ wrong_value"), ("extra.valueOf", "✓ correct")]
+    assert leaves[0][1:3] == ['"__proto__ of constructor"', '"__proto__ of constructor"']
+    page.close()
+
+
+def test_the_ab_view_compares_systems_named_like_object_members(browser, member_page):
+    page = Page(browser, member_page)
+    page.page.select_option("#ab-base", label="__proto__")
+    page.page.select_option("#ab-head", label="constructor")
+    assert page.text("#ab-line").startswith(
+        "constructor − __proto__: +12.50 points (95% paired interval [+12.50, +12.50], "
+        "p = 0.0020, all 4 documents)")
+    assert page.page.locator("#ab-flips tbody tr").count() == 4
+    page.close()
+
+
+def test_no_view_changes_object_prototype(browser, member_page):
+    page = Page(browser, member_page)
+    before = page.page.evaluate("() => Object.getOwnPropertyNames(Object.prototype).sort()")
+    _filter_every_document(page)  # every view rendered again, from the verdicts
+    page.page.select_option("#field-system", label="__proto__")
+    page.page.select_option("#drill-doc", label="__proto__")
+    page.page.select_option("#drill-system", label="__proto__")
+    page.page.select_option("#ab-base", label="__proto__")
+    after = page.page.evaluate("() => Object.getOwnPropertyNames(Object.prototype).sort()")
+    blank = browser.new_page()
+    fresh = blank.evaluate("() => Object.getOwnPropertyNames(Object.prototype).sort()")
+    blank.close()
+    assert before == after == fresh
+    assert page.page.evaluate("() => Object.getPrototypeOf({}) === Object.prototype "
+                              "&& ({}).tp === undefined && ({}).errors === undefined") is True
+    page.close()
+
+
+# ------------------------------------------------------------------------------------
+# Growth with the number of systems (issue 22): counts and bytes, never wall time (that is
+# benchmarks/bench_explore.py's)
+# ------------------------------------------------------------------------------------
+
+
+def test_the_pairs_are_every_ordered_pair_up_to_the_limit():
+    order = list(range(explore.ALL_PAIRS_UP_TO))[::-1]
+    assert len(explore.pair_scope(order)) == 30 * 29
+
+
+def test_above_the_limit_the_pairs_are_the_leaders_and_adjacent_ranks_both_ways(monkeypatch):
+    monkeypatch.setattr(explore, "ALL_PAIRS_UP_TO", 3)
+    # leaderboard: 3 (the leader), 1, 0, 2, 4
+    assert explore.pair_scope([3, 1, 0, 2, 4]) == [
+        (0, 1), (0, 2), (0, 3), (1, 0), (1, 3), (2, 0), (2, 3), (2, 4),
+        (3, 0), (3, 1), (3, 2), (3, 4), (4, 2), (4, 3)]
+
+
+def _page_of(tmp_path: Path, systems: int) -> tuple[int, dict]:
+    """(bytes, embedded data) of the page of ``systems`` one-document systems."""
+    root = make_benchmark(tmp_path / f"bench-{systems}", documents=1, systems=systems)
+    page = _explore(root, tmp_path / f"page-{systems}.html", "--no-cache")
+    text = page.read_text(encoding="utf-8")
+    found = re.search(r'<script type="application/json" id="data">(.*?)</script>', text,
+                      re.DOTALL)
+    return len(text.encode()), json.loads(found[1])
+
+
+def test_600_one_document_systems_make_a_page_under_3_mb_of_4_pairs_per_system(tmp_path):
+    size, data = _page_of(tmp_path, 600)
+    assert size < 3_000_000
+    assert len(data["systems"]) == 600 and data["all_pairs"] is False
+    # leader with each of 599 others and 599 adjacent ranks (one shared), both ways
+    assert len(data["pairs"]) == 2 * (599 + 598)
+
+
+def test_the_page_grows_linearly_with_the_systems(tmp_path):
+    small, _ = _page_of(tmp_path, 100)
+    large, _ = _page_of(tmp_path, 400)
+    # 4 x the systems: at most 4 x the bytes beyond the page's fixed part (script, style)
+    fixed, _ = _page_of(tmp_path, 1)
+    assert large - fixed <= 4.2 * (small - fixed)

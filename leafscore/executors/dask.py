@@ -9,18 +9,21 @@ worker processes on this machine for the run and stops it after.
 (``broadcast=True``); each batch is one task (``pure=False``: never deduplicated by
 content) of at most :data:`MAX_BATCH` pairs, sent and returned as one pickled blob
 (``_pickled_call``); at most :data:`WINDOW_PER_THREAD` x cluster threads batches are
-in flight or waiting; results are fetched as they complete and yielded in batch order
-(``_in_order``). A worker that dies mid-run is survived: Dask reruns its batches elsewhere (up to
-``distributed.scheduler.allowed-failures`` times per batch), and the nanny of a
-``LocalCluster`` restarts it. Nothing here touches the cache: workers return cells, the
-client reads and writes the cache.
+in flight or waiting; results are fetched as they complete and yielded in batch order.
+A worker that dies mid-run costs at most its batch's retry (``base.survive``): Dask itself
+reruns the tasks of a lost worker elsewhere (up to ``distributed.scheduler.allowed-failures``
+times), and the nanny of a ``LocalCluster`` restarts it; a task Dask gives up on
+(``KilledWorker``) or whose ``fn`` raised ``MemoryError`` is retried, each document alone;
+a task dropped because every worker holding ``shared`` died (``FutureCancelledError``: lost
+dependencies) is submitted again with ``shared`` scattered again. Nothing here touches the
+cache: workers return cells, the client reads and writes the cache.
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
 import pickle
+import time
 from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import CancelledError
 from contextlib import ExitStack
@@ -31,7 +34,7 @@ import dask.config
 from distributed import Client, LocalCluster, as_completed
 from distributed.scheduler import KilledWorker
 
-from leafscore.executors.base import ExecutorError
+from leafscore.executors.base import CANCELLED, DIED, MEMORY, ExecutorError, Failure, survive
 
 R = TypeVar("R")
 
@@ -44,6 +47,11 @@ MAX_BATCH: int = 500
 #: Batches in flight or waiting per worker thread: a batch done early waits for the ones
 #: before it, so a thread is kept busy only while later batches are still to be done.
 WINDOW_PER_THREAD: int = 8
+
+#: How long a ``LocalCluster`` started for a run waits for a lost worker's nanny to bring
+#: it back before closing that nanny for good (Dask's default, 15 s, gives up on a worker
+#: killed again while it restarts: a run whose documents kill workers then loses them all).
+LOST_WORKER_TIMEOUT: str = "1h"
 
 #: Imported by each worker of a ``LocalCluster`` as it starts, not by its first batch: the
 #: module of ``runner.score_batch`` (with the scoring code it imports), and the accelerated
@@ -66,22 +74,23 @@ class DaskExecutor:
 
     def map_batches(self, fn: Callable[[Any, Any], R], shared: Any,
                     batches: Iterable[Any]) -> Iterator[R]:
-        """``fn(shared, batch)`` of every batch, in batch order.
+        """``fn(shared, batch)`` of every batch (a sequence), in batch order; a lost worker
+        or a ``MemoryError`` costs a retry, an item that fails alone twice is a
+        ``base.Lost`` in its result (``base.survive``).
 
         Raises :class:`~leafscore.executors.base.ExecutorError` when the scheduler cannot be
-        reached within ``connect_timeout`` seconds or a batch killed its workers more
-        often than Dask retries; what ``fn`` raises is raised as it is.
+        reached within ``connect_timeout`` seconds, or when no worker is left to scatter
+        ``shared`` to again within :data:`WORKER_WAIT` seconds; what ``fn`` raises
+        otherwise is raised as it is.
         """
         with ExitStack() as stack:
+            if not self.scheduler:  # while it runs, a LocalCluster keeps restarting workers
+                stack.enter_context(dask.config.set(
+                    {"distributed.deploy.lost-worker-timeout": LOST_WORKER_TIMEOUT}))
             client = stack.enter_context(self._client())
-            [remote] = client.scatter([shared], broadcast=True, hash=False)
+            backend = _Cluster(client, fn, shared)
             threads = sum(client.nthreads().values())
-            try:
-                yield from _in_order(client, fn, remote, batches,
-                                     window=max(4, WINDOW_PER_THREAD * threads))
-            except KilledWorker as exc:
-                raise ExecutorError(f"Dask lost the workers of a batch too often: {exc}") \
-                    from None
+            yield from survive(backend, batches, window=max(4, WINDOW_PER_THREAD * threads))
 
     def _client(self) -> Any:
         """A client of the cluster at ``scheduler``, or of a new ``LocalCluster`` (closed
@@ -102,51 +111,85 @@ class DaskExecutor:
         return _OwningClient(client, cluster)
 
 
-#: Times a batch whose task was lost with its worker (cancelled, or killed more often
-#: than Dask's own retries) is submitted again before the run stops.
-RESUBMITS: int = 3
+#: Seconds to wait for a worker to scatter the documents to again when every worker that
+#: held them died (a ``LocalCluster``'s nanny restarts one in a second or two).
+WORKER_WAIT: float = 60.0
 
 
-def _in_order(client: Client, fn: Callable[[Any, Any], R], remote: Any,
-              batches: Iterable[Any], *, window: int) -> Iterator[R]:
-    """``fn(remote, batch)`` of every batch, yielded in batch order.
+class _Cluster:
+    """``base.Backend`` of a Dask client: tasks of pickled batches, fetched as they
+    complete (``as_completed``: no round trip per result)."""
 
-    Results are fetched as they complete (no round trip per result when its turn comes),
-    held until every earlier batch is yielded, and at most ``window`` batches are
-    submitted and not yet yielded. A batch lost with its worker is submitted again (up to
-    :data:`RESUBMITS` times); what ``fn`` raises is raised as it is.
-    """
-    source = enumerate(batches)
-    done = as_completed([], loop=client.loop, with_results=True, raise_errors=False)
-    sent: dict[str, tuple[int, Any, int]] = {}
-    ready: dict[int, R] = {}
-    submitted = yielded = 0
+    def __init__(self, client: Client, fn: Callable[[Any, Any], Any], shared: Any) -> None:
+        self.client, self.fn, self.shared = client, fn, shared
+        self.remote: Any = None
+        self._keep_shared()
+        self.done = as_completed([], loop=client.loop, with_results=True, raise_errors=False)
 
-    def submit(number: int, blob: bytes, tries: int) -> None:
-        future = client.submit(_pickled_call, fn, remote, blob, pure=False)
-        sent[future.key] = (number, blob, tries)
-        done.add(future)
+    def submit(self, items: list[Any]) -> str:
+        blob = pickle.dumps(items, protocol=pickle.HIGHEST_PROTOCOL)
+        future = self.client.submit(_pickled_call, self.fn, self.remote, blob, pure=False)
+        self.done.add(future)
+        return future.key
 
-    def top_up() -> None:
-        nonlocal submitted
-        for number, batch in itertools.islice(source, window - (submitted - yielded)):
-            submit(number, pickle.dumps(batch, protocol=pickle.HIGHEST_PROTOCOL), 0)
-            submitted += 1
+    def next_done(self) -> tuple[str, Any, BaseException | None]:
+        future, result = next(self.done)
+        if isinstance(result, bytes):
+            # what ``_pickled_call`` returns (the future may be "lost" by now, its worker
+            # dead since the result was fetched)
+            return future.key, pickle.loads(result), None
+        # a cancelled future gives its CancelledError, an erred one (type, error, traceback)
+        error = result if isinstance(result, BaseException) else result[1]
+        lost = isinstance(error, CancelledError) and (
+            self.remote.status != "finished"
+            or getattr(error, "reason", None) == "lost dependencies")
+        # After any failure, before a retry is sent: is ``shared`` still held somewhere?
+        # (A retry sent with it gone would be cancelled for no fault of its own.)
+        self._keep_shared()
+        return future.key, None, _SharedLost(str(error)) if lost else error
 
-    top_up()
-    for future, result in done:
-        number, batch, tries = sent.pop(future.key)
-        if future.status != "finished":
-            error = result if isinstance(result, BaseException) else result[1]
-            if not isinstance(error, CancelledError | KilledWorker) or tries >= RESUBMITS:
-                raise error
-            submit(number, batch, tries + 1)
-            continue
-        ready[number] = result
-        while yielded in ready:
-            yield pickle.loads(ready.pop(yielded))
-            yielded += 1
-        top_up()
+    def _keep_shared(self) -> None:
+        """Scatter ``shared`` to every worker (``broadcast``), unless a worker holds it
+        already: at the start, and again when every worker that held it died. Raises
+        ``ExecutorError`` when that has not worked within :data:`WORKER_WAIT` seconds (no
+        worker joined, or each died as it was sent them)."""
+        deadline = time.monotonic() + WORKER_WAIT
+        while True:
+            try:
+                if self.remote is not None:
+                    if self.remote.status == "finished" and \
+                            self.client.who_has([self.remote]).get(self.remote.key):
+                        return
+                    self.remote.release()
+                    self.remote = None
+                self.client.wait_for_workers(1, timeout=max(0.1, deadline - time.monotonic()))
+                [self.remote] = self.client.scatter([self.shared], broadcast=True, hash=False)
+                return
+            except Exception:
+                # transient while workers come and go: a timeout, a closed comm, a
+                # KeyError of a worker removed mid-scatter (Dask's own)
+                if time.monotonic() >= deadline:
+                    raise ExecutorError(f"every Dask worker was lost, and none took the "
+                                        f"documents within {WORKER_WAIT:g} s") from None
+                time.sleep(0.2)
+
+    @staticmethod
+    def failure(error: BaseException) -> Failure | None:
+        """``KilledWorker`` (Dask gave up a task that was running on workers that died)
+        and ``MemoryError`` name their task; the loss of every worker holding ``shared``,
+        or a task cancelled otherwise, names none."""
+        if isinstance(error, KilledWorker):
+            return Failure(DIED, True)
+        if isinstance(error, MemoryError):
+            return Failure(MEMORY, True)
+        if isinstance(error, _SharedLost):
+            return Failure(DIED, False)
+        return Failure(CANCELLED, False) if isinstance(error, CancelledError) else None
+
+
+class _SharedLost(Exception):
+    """A task cancelled because every worker holding ``shared`` died while it was in
+    flight (``shared`` is then scattered again)."""
 
 
 def _pickled_call(fn: Callable[[Any, Any], R], shared: Any, blob: bytes) -> bytes:
@@ -164,7 +207,7 @@ def local_cluster(workers: int) -> LocalCluster:
     as each worker starts (:data:`PRELOAD`; half a second each, else paid by the run)."""
     with dask.config.set({"distributed.worker.profile.enabled": False}):
         return LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                            dashboard_address=None, silence_logs=logging.ERROR,
+                            dashboard_address=None, silence_logs=logging.CRITICAL,
                             preload=list(PRELOAD))
 
 

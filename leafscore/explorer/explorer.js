@@ -3,7 +3,26 @@
 (function () {
   "use strict";
 
-  const DATA = JSON.parse(document.getElementById("data").textContent);
+  // Every name in the data (systems, document ids, fields, result keys) may be any text,
+  // "__proto__", "constructor" or "toString" too: each JSON object becomes a
+  // null-prototype object (no inherited member to find, no prototype to reach), and the
+  // tables the page builds are Maps or null-prototype objects (dict()).
+  function dict() {
+    return Object.create(null);
+  }
+  function bare(value) {
+    if (value === null || typeof value !== "object") return value;
+    if (Array.isArray(value)) return value.map(bare);
+    const out = dict();
+    // On a null-prototype object, "__proto__" is an own key like any other.
+    for (const k of Object.keys(value)) out[k] = bare(value[k]);
+    return out;
+  }
+  const PARSED = JSON.parse(document.getElementById("data").textContent);
+  // The objects keyed by names: summary.json's (systems, fields, breakdown values) and
+  // the display names. The rest is arrays of numbers and texts, and keys of this script.
+  const DATA = Object.assign(dict(), PARSED, { summary: bare(PARSED.summary),
+    display: bare(PARSED.display), kinds: bare(PARSED.kinds) });
   if (DATA.format !== 1) {
     throw new Error("leafscore explorer: unknown data format " + DATA.format);
   }
@@ -384,16 +403,16 @@
   // is filtered, else summed from the verdicts of the shown documents.
   function fieldTables(docs) {
     if (!filtered()) {
-      return SYSTEMS.map((sys) => SUMMARY.fields[sys] || {});
+      return SYSTEMS.map((sys) => SUMMARY.fields[sys] || dict());
     }
     return SYSTEMS.map((sys, s) => {
-      const out = {};
+      const out = dict();
       for (const d of docs) {
         const flat = DATA.verdicts[s][d];
         for (let i = 0; i < flat.length; i += LAYOUT) {
           const field = DATA.strings[flat[i + 1]];
           const kind = KIND_NAMES[flat[i + 2]];
-          const row = out[field] || (out[field] = { tp: 0, fp: 0, fn: 0, errors: {} });
+          const row = out[field] || (out[field] = { tp: 0, fp: 0, fn: 0, errors: dict() });
           const [tp, fp, fn] = DATA.kinds[kind];
           row.tp += tp; row.fp += fp; row.fn += fn;
           if (ERROR_KINDS.includes(kind)) row.errors[kind] = (row.errors[kind] || 0) + 1;
@@ -465,7 +484,7 @@
         const f1 = t[path] ? t[path].f1 : null;
         tr.appendChild(el("td", { class: "num " + step(f1), text: pct(f1) }));
       });
-      tr.appendChild(el("td", {}, [kindBar(chosen[path] ? chosen[path].errors : {})]));
+      tr.appendChild(el("td", {}, [kindBar(chosen[path] ? chosen[path].errors : dict())]));
       body.appendChild(tr);
     }
     table.appendChild(body);
@@ -531,7 +550,7 @@
       return;
     }
     const flat = DATA.verdicts[s][d];
-    const counts = {};
+    const counts = dict();
     for (let i = 2; i < flat.length; i += LAYOUT) counts[KIND_NAMES[flat[i]]] = (counts[KIND_NAMES[flat[i]]] || 0) + 1;
     const legend = el("div", { class: "legend" });
     KIND_NAMES.forEach((kind) => {
@@ -568,8 +587,11 @@
 
   // ---------------------------------------------------------------- A/B
 
+  // The pairs the page holds, by base * systems + head: one look-up, not a scan.
+  const PAIRS = new Map(DATA.pairs.map((p) => [p[0] * SYSTEMS.length + p[1], p]));
+
   function pairOf(b, h) {
-    return DATA.pairs.find((p) => p[0] === b && p[1] === h) || null;
+    return PAIRS.get(b * SYSTEMS.length + h) || null;
   }
 
   function renderAB(docs) {
@@ -601,8 +623,18 @@
       out.appendChild(box);
       out.appendChild(el("div", { class: "axis", "aria-hidden": "true" }, [
         el("span", { text: signedPts(-lim) }), el("span", { text: "0" }), el("span", { text: signedPts(lim) })]));
-    } else {
+    } else if (pair) {
       out.appendChild(el("p", { class: "readout", text: "No difference: a side has no scored document." }));
+    } else {
+      // Above a few dozen systems the page holds the leader's pairs and adjacent ranks'
+      // only (every pair would make it grow with the square of the systems).
+      out.appendChild(el("p", { id: "ab-line", class: "readout" }, [
+        el("strong", { text: SYSTEMS[h] + " − " + SYSTEMS[b] + ": " + signedPts(
+          SUMMARY.aggregates[SYSTEMS[h]] === null || SUMMARY.aggregates[SYSTEMS[b]] === null ? null
+            : SUMMARY.aggregates[SYSTEMS[h]] - SUMMARY.aggregates[SYSTEMS[b]]) + " points" }),
+        " (no paired interval in this page: with " + SYSTEMS.length + " systems it holds those of "
+          + "the leader with each system and of adjacent ranks only; `leafscore diff --base "
+          + SYSTEMS[b] + " --head " + SYSTEMS[h] + "` gives this one)"]));
     }
     if (filtered()) {
       const pairs = docs.filter((d) => DATA.scores[b][d] !== null && DATA.scores[h][d] !== null);
