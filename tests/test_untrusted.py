@@ -13,7 +13,6 @@ import stat
 import subprocess
 import sys
 import textwrap
-import time
 import unicodedata
 from pathlib import Path
 
@@ -21,6 +20,7 @@ import pytest
 from cli_helpers import invoke, make_benchmark
 from hypothesis import given
 from hypothesis import strategies as st
+from kill_timeout import killed_after
 
 import scorer
 from leafscore import _fast, files, hygiene, names
@@ -44,8 +44,12 @@ def _peak_mib():
 """
 
 
+KILL_SECONDS = 60
+
+
 def _run_limited(code: str) -> dict:
-    """Run ``code`` in a fresh interpreter; it prints one JSON object, returned here.
+    """Run ``code`` in a fresh interpreter, killed after :data:`KILL_SECONDS`; it prints
+    one JSON object, returned here.
 
     ``peak_mib`` is added: the child's peak resident memory in MiB (``VmHWM``).
     """
@@ -57,7 +61,7 @@ def _run_limited(code: str) -> dict:
         + "\nprint(json.dumps(out))\n"
     )
     done = subprocess.run([sys.executable, "-c", wrapper], capture_output=True, text=True,
-                          timeout=120, check=True)
+                          timeout=KILL_SECONDS, check=True)
     return json.loads(done.stdout.splitlines()[-1])
 
 
@@ -65,7 +69,10 @@ def _run_limited(code: str) -> dict:
 # Item 4: version 1.0's greedy pairing does work linear in the items, not keys squared
 # -------------------------------------------------------------------------------------
 
-# Wall-clock limits are the fast engine's (the definition states the rules plainly).
+# Bounds are the fast engine's (the definition states the rules plainly): each case
+# runs in a child killed after KILL_SECONDS (quadratic work here takes minutes, the
+# bounded work a second) and under 500 MiB; the 2.0 cases are timed by
+# benchmarks/bench_limits.py (hostile-*).
 _V1_HOSTILE = """
     from leafscore import _fast
     schema = {{"type": "object", "properties": {{"rows": {{"type": "array",
@@ -73,31 +80,27 @@ _V1_HOSTILE = """
     items = {items}
     document = {{"rows": items}}
     out["bytes"] = len(json.dumps(document))
-    start = time.perf_counter()
     out["value"] = _fast.score(document, schema, document, version="1.0").value
-    out["seconds"] = time.perf_counter() - start
 """
 
 
-def test_a_1_0_array_of_80000_items_each_with_its_own_key_scores_in_under_5_seconds():
+def test_a_1_0_array_of_80000_items_each_with_its_own_key_scores_within_the_kill_timeout():
     # Was 3,000 such items (44 KB): 52 s and 780 MB, a square table of key pairs.
     out = _run_limited(_V1_HOSTILE.format(items='[{f"k{i}": 1} for i in range(80_000)]'))
     assert out["bytes"] > 1_000_000
     assert out["value"] == 1.0
-    assert out["seconds"] < 5
     assert out["peak_mib"] < 500
 
 
-def test_a_1_0_array_item_with_80000_keys_scores_in_under_5_seconds():
+def test_a_1_0_array_item_with_80000_keys_scores_within_the_kill_timeout():
     # Was one item with 8,000 keys: 178 s and 4.4 GB.
     out = _run_limited(_V1_HOSTILE.format(items='[{f"k{i}": 1 for i in range(80_000)}]'))
     assert out["bytes"] > 1_000_000
     assert out["value"] == 1.0
-    assert out["seconds"] < 5
     assert out["peak_mib"] < 500
 
 
-def test_a_1_0_result_of_unique_keys_against_a_docubench_label_scores_in_under_5_seconds(
+def test_a_1_0_result_of_unique_keys_against_a_docubench_label_is_bounded(
         shared):
     label = json.loads((shared / "docubench/labels/1ZVqiyJZ.json").read_text("utf-8"))
     schema = json.loads((shared / "docubench/schemas/1ZVqiyJZ.json").read_text("utf-8"))
@@ -105,12 +108,9 @@ def test_a_1_0_result_of_unique_keys_against_a_docubench_label_scores_in_under_5
         from leafscore import _fast
         label, schema = {label!r}, {schema!r}
         result = dict(label, coverages=[{{f"k{{i}}": 1}} for i in range(80_000)])
-        start = time.perf_counter()
         out["value"] = _fast.score(result, schema, label, version="1.0").value
-        out["seconds"] = time.perf_counter() - start
-    """)
+        """)
     assert out["value"] == 5.892509905666272e-05
-    assert out["seconds"] < 5
     assert out["peak_mib"] < 500
 
 
@@ -151,9 +151,7 @@ _V2_HOSTILE = """
     from leafscore import _fast
     schema, label, result = {schema!r}, {label!r}, {result}
     out["bytes"] = len(json.dumps(result, ensure_ascii=False).encode())
-    start = time.perf_counter()
     doc = _fast.score(result, schema, label, version="2.0")
-    out["seconds"] = time.perf_counter() - start
     out["value"], out["exact"] = doc.value, doc.exact
     out["counts"] = {{k: n for k, n in doc.counts.items() if n}}
 """
@@ -168,7 +166,7 @@ def _rows_schema(field: dict) -> dict:
     return schema
 
 
-def test_16000_copies_of_a_nested_order_with_swapped_quantities_score_in_under_5_seconds():
+def test_16000_copies_of_a_nested_order_with_swapped_quantities_score_within_the_kill_timeout():
     # Was 79 s: every copy's upper bound beat its exact weight, one refinement at a time.
     line = {"type": "object", "properties": {
         "sku": {"type": "string", "x-leafscore": {"compare": "exact"}},
@@ -182,7 +180,6 @@ def test_16000_copies_of_a_nested_order_with_swapped_quantities_score_in_under_5
     assert out["counts"] == {"correct": 2, "wrong_value": 2, "extra_item": 63_996}
     assert out["value"] == 2 / 64_000
     assert out["exact"] is True
-    assert out["seconds"] < 5
     assert out["peak_mib"] < 500
 
 
@@ -192,7 +189,7 @@ def test_16000_copies_of_a_nested_order_with_swapped_quantities_score_in_under_5
     {"type": "string", "x-leafscore": {"compare": "fuzzy"}},
     {"type": "object"},  # an open map
 ], ids=["abs_tol", "rel_tol", "fuzzy", "open-map"])
-def test_50000_identical_result_rows_against_50_label_rows_score_in_under_5_seconds(field):
+def test_50000_identical_result_rows_against_50_label_rows_score_within_the_kill_timeout(field):
     # Was 52 s and 3.5 GB: every label x result pair was weighed and kept.
     other = {"k": "v"} if field == {"type": "object"} else "x"
     label = {"rows": [{"currency": "USD", "other": other} for _ in range(50)]}
@@ -202,7 +199,6 @@ def test_50000_identical_result_rows_against_50_label_rows_score_in_under_5_seco
     assert out["counts"] == {"correct": 50, "missing": 50, "extra_item": 49_950}
     assert out["value"] == 50 / 50_050
     assert out["exact"] is True
-    assert out["seconds"] < 5
     assert out["peak_mib"] < 500
 
 
@@ -213,11 +209,10 @@ def test_50000_distinct_tolerant_result_rows_are_windowed_not_weighed_against_ev
     result = '{"rows": [{"other": k} for k in range(50_000)]}'
     out = _run_limited(_V2_HOSTILE.format(schema=schema, label=label, result=result))
     assert out["counts"] == {"correct": 50, "extra_item": 49_950}
-    assert out["seconds"] < 5
     assert out["peak_mib"] < 500
 
 
-def test_26000_distinct_result_rows_sharing_a_value_with_every_label_row_score_in_under_5_s():
+def test_26000_distinct_result_rows_sharing_a_value_with_every_label_row_are_bounded():
     # Every pair is a candidate (USD); each row offers the solver only its 50 heaviest.
     schema = _rows_schema({"type": "number", "x-leafscore": {"abs_tol": 0.01}})
     label = {"rows": [{"currency": "USD", "other": k} for k in range(50)]}
@@ -226,18 +221,16 @@ def test_26000_distinct_result_rows_sharing_a_value_with_every_label_row_score_i
     assert out["bytes"] > 1_000_000
     assert out["counts"] == {"correct": 50, "wrong_value": 50, "extra_item": 51_900}
     assert out["value"] == 50 / 52_000
-    assert out["seconds"] < 5
     assert out["peak_mib"] < 500
 
 
-def test_a_result_text_of_500000_mixed_combining_marks_reads_in_under_5_seconds():
+def test_a_result_text_of_500000_mixed_combining_marks_reads_within_the_kill_timeout():
     # NFKC reorders a run of marks of two classes in quadratic time: 80,000 marks took 8 s.
     schema = {"type": "object", "properties": {"name": {"type": "string"}}}
     out = _run_limited(_V2_HOSTILE.format(schema=schema, label={"name": "a\u0301"},
                                           result='{"name": "a" + "\\u0301\\u0316" * 250_000}'))
     assert out["bytes"] > 1_000_000
     assert out["counts"] == {"wrong_value": 1}
-    assert out["seconds"] < 5
     assert out["peak_mib"] < 500
 
 
@@ -617,9 +610,8 @@ def _committed_with_bootstrap(tmp_path: Path, bs: str) -> Path:
 def test_verify_with_an_out_of_range_bootstrap_size_recomputes_with_defaults_and_says_so(
         tmp_path, bs):
     root = _committed_with_bootstrap(tmp_path, bs)
-    start = time.perf_counter()
-    out = invoke("verify", root, "--no-cache")
-    assert time.perf_counter() - start < 5
+    with killed_after():
+        out = invoke("verify", root, "--no-cache")
     assert out.exit_code == 1  # the stored signature cannot be reproduced: drift, no crash
     assert (f"leafscore: results/summary.json: bootstrap size bs:{int(bs)} is outside "
             "1..100,000; recomputing with resamples 1000 and seed 12345") in out.stderr

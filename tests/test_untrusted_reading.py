@@ -11,12 +11,12 @@ import json
 import socket
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 from cli_helpers import REPO, invoke, make_benchmark, private_cache  # noqa: F401 (fixture)
+from kill_timeout import killed_after
 
 import scorer
 
@@ -34,43 +34,40 @@ def bench(tmp_path: Path, result: bytes) -> Path:
 
 
 def timed(call):
-    start = time.perf_counter()
-    value = call()
-    return value, time.perf_counter() - start
+    """``call()``, failed if it runs past the generous kill timeout (no wall-time
+    assertion: quadratic work on these inputs takes minutes, linear work a second)."""
+    with killed_after():
+        return call()
 
 
-def test_escaped_quotes_before_deep_brackets_are_a_parse_failure_in_under_5_s(tmp_path):
+def test_escaped_quotes_before_deep_brackets_are_a_parse_failure_within_the_kill_timeout(tmp_path):
     root = bench(tmp_path, QUOTES)
-    result, seconds = timed(lambda: invoke("score", root, "--format", "json", "--no-cache"))
-    assert seconds < 5
+    result = timed(lambda: invoke("score", root, "--format", "json", "--no-cache"))
     assert result.exit_code == 0
     assert json.loads(result.stdout)["systems"]["s"]["documents"] == {"d": 0.0}
     assert "(parse failure)" in result.stderr
 
 
-def test_validate_reads_the_same_escaped_quotes_in_under_5_s(tmp_path):
+def test_validate_reads_the_same_escaped_quotes_within_the_kill_timeout(tmp_path):
     root = bench(tmp_path, QUOTES)
-    result, seconds = timed(lambda: invoke("validate", root))
-    assert seconds < 5
+    result = timed(lambda: invoke("validate", root))
     assert "results/s/d.json" in result.stdout and "(parse failure)" in result.stdout
 
 
-def test_python_scorer_py_reads_the_same_escaped_quotes_in_under_5_s(tmp_path):
+def test_python_scorer_py_reads_the_same_escaped_quotes_within_the_kill_timeout(tmp_path):
     root = bench(tmp_path, QUOTES)
-    run, seconds = timed(lambda: subprocess.run(
+    run = timed(lambda: subprocess.run(
         [sys.executable, str(REPO / "scorer.py"), str(root), "--format", "json"],
         capture_output=True, text=True, timeout=60, check=False))
-    assert seconds < 5
     assert run.returncode == 0
     assert json.loads(run.stdout)["systems"]["s"]["documents"] == {"d": 0.0}
 
 
-def test_a_label_of_escaped_quotes_and_deep_brackets_is_refused_in_under_5_s(tmp_path):
+def test_a_label_of_escaped_quotes_and_deep_brackets_is_refused_within_the_kill_timeout(tmp_path):
     root = bench(tmp_path, json.dumps({"status": "ok", "data": LABEL}).encode())
     (root / "labels" / "d.json").write_bytes(b'{"name": "' + b'\\"' * 80_000 + b'", "x": '
                                              + b"[" * 201 + b"]" * 201 + b"}")
-    result, seconds = timed(lambda: invoke("score", root, "--no-cache"))
-    assert seconds < 5
+    result = timed(lambda: invoke("score", root, "--no-cache"))
     assert result.exit_code == 2
     assert result.stderr.startswith("leafscore: error: labels/d.json:line 1 column ")
     assert "nesting deeper than 200 levels" in result.stderr
@@ -78,8 +75,7 @@ def test_a_label_of_escaped_quotes_and_deep_brackets_is_refused_in_under_5_s(tmp
 
 def test_a_megabyte_of_nesting_in_one_string_is_read_in_linear_time():
     text = b'{"name": "' + b"[" * 1_000_000 + b'"}'
-    parsed, seconds = timed(lambda: scorer.parse_json(text, "r.json"))
-    assert seconds < 5
+    parsed = timed(lambda: scorer.parse_json(text, "r.json"))
     assert parsed.value == {"name": "[" * 1_000_000}
 
 
