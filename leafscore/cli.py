@@ -161,6 +161,13 @@ def _bootstrap_options(command: Callable[..., Any]) -> Callable[..., Any]:
                         help="Bootstrap resamples.")(command)
 
 
+def _permutations_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--permutations", type=click.IntRange(1, stats_mod.MAX_PERMUTATIONS),
+                        default=stats_mod.DEFAULT_PERMUTATIONS, show_default=True,
+                        help="Random sign patterns of the paired sign-flip test (exact "
+                             "over every pattern when there are at most this many).")(command)
+
+
 @dataclass(frozen=True)
 class ScoringSettings:
     """The scoring options of one command line; ``engine`` is already chosen
@@ -468,21 +475,26 @@ def score(source: Source, systems: tuple[str, ...], fmt: str,
               help="Mark ≈ from the raw tests instead of Holm-corrected ones.")
 @_format_option("md")
 @_bootstrap_options
+@_permutations_option
 @_scoring_options
 @handles_errors
 def leaderboard(source: Source, out: Path | None, update: Path | None,
                 systems: tuple[str, ...], errors: bool, no_correction: bool, fmt: str,
-                resamples: int, seed: int, settings: ScoringSettings) -> None:
-    """Leaderboard: macro accuracy (%) with a 95% interval, ties with the leader (Holm
-    correction over the comparisons with the leader), micro P/R/F1, coverage, breakdowns
-    by metadata, and the signature line; --errors adds error shares and schema validity."""
+                resamples: int, seed: int, permutations: int,
+                settings: ScoringSettings) -> None:
+    """Leaderboard: macro accuracy (%) with a 95% bootstrap percentile interval; the gap
+    to the leader with its interval, paired sign-flip p-value (Holm-corrected over the
+    comparisons with the leader) and paired documents, and the tie decision they give;
+    micro P/R/F1, coverage, breakdowns by metadata, and the signature line; --errors
+    adds error shares and schema validity."""
     for path in (out, update):  # refused before any scoring
         if path is not None:
             files.output_target(source.folder, path)
     evaluation = _open(source, settings, systems=systems)
     correction = "none" if no_correction else "holm"
     board = _analysis(lambda: evaluation.leaderboard(resamples=resamples, seed=seed,
-                                                     correction=correction, errors=errors))
+                                                     correction=correction, errors=errors,
+                                                     permutations=permutations))
     _warn_small(board.warning, fmt)
     text = render_mod.render_leaderboard(board, fmt)
     if update is not None:
@@ -761,18 +773,23 @@ def _bench_of(source: Source, systems: tuple[str, ...] = (),
               help="A system of the benchmark, or a folder of result files.")
 @click.option("--head", required=True,
               help="A system of the benchmark, or a folder of result files.")
-@click.option("--fail-on-regression", is_flag=True, help="Exit 1 when head is worse than base.")
+@click.option("--fail-on-regression", is_flag=True,
+              help="Exit 1 when head drops below base by more than --tolerance and the "
+                   "paired sign-flip test calls the change significant at 5%.")
+@click.option("--fail-on-any-drop", is_flag=True,
+              help="Exit 1 on any drop beyond --tolerance, significant or not.")
 @click.option("--tolerance", type=click.FloatRange(min=0.0, max=1.0), default=0.0,
               show_default=True,
               help="Score drop allowed before a regression: a fraction in [0, 1] "
                    "(0.01 = 1 point).")
 @_format_option("md")
 @_bootstrap_options
+@_permutations_option
 @_scoring_options
 @handles_errors
 def diff_command(source: Source, base: str, head: str, fail_on_regression: bool,
-                 tolerance: float, fmt: str, resamples: int, seed: int,
-                 settings: ScoringSettings) -> None:
+                 fail_on_any_drop: bool, tolerance: float, fmt: str, resamples: int,
+                 seed: int, permutations: int, settings: ScoringSettings) -> None:
     """Compare HEAD against BASE: per-field F1, flipped documents, interval of the change."""
     bench = _analysis(lambda: _bench_of(source, (), _cache(settings)))
     record = resolve_version(settings, bench.config)
@@ -787,12 +804,23 @@ def diff_command(source: Source, base: str, head: str, fail_on_regression: bool,
         other = _evaluate(head_bench, settings, record, False)
     result = _analysis(lambda: evaluation.diff(
         base_name, head_name, tolerance=tolerance, resamples=resamples, seed=seed,
-        head_evaluation=other, names=(base, head)))
+        head_evaluation=other, names=(base, head), permutations=permutations))
     _emit(render_mod.render_diff(result, fmt))
     _warn_small(result.warning, fmt)
+    p_value = result.change.p_value
+    p_text = "undefined" if p_value is None else f"{p_value:.3g}"
     if fail_on_regression and result.regression:
-        _note(f"regression: {head} is below {base} by more than {tolerance!r}")
+        _note(f"regression: {head} is below {base} by more than {tolerance!r}, "
+              f"significant (paired sign-flip p = {p_text} < {result.alpha:g})")
         raise click.exceptions.Exit(EXIT_FAILED)
+    if fail_on_any_drop and result.drop:
+        _note(f"drop: {head} is below {base} by more than {tolerance!r} "
+              f"(paired sign-flip p = {p_text})")
+        raise click.exceptions.Exit(EXIT_FAILED)
+    if fail_on_regression and result.drop:
+        _note(f"no regression: {head} is below {base} by more than {tolerance!r}, but not "
+              f"significantly (paired sign-flip p = {p_text} >= {result.alpha:g}); "
+              "--fail-on-any-drop fails on it")
 
 
 @main.command("gate", epilog=_example(
