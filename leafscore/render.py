@@ -184,10 +184,8 @@ def render_leaderboard(board: Leaderboard, fmt: str) -> str:
         rates = (None, None, None) if micro is None else (micro.precision, micro.recall, micro.f1)
         cov = row.coverage
         gap = row.gap
-        gap_cells = ((NONE, NONE) if gap is None else
-                     (signed(-gap.estimate), bracket(
-                         None if gap.high is None else -gap.high,
-                         None if gap.low is None else -gap.low, signed)))
+        behind = _behind(gap)
+        gap_cells = (signed(behind[0]), bracket(behind[1], behind[2], signed))
         shown.append((
             str(row.rank), row.system, percent(row.score),
             bracket(row.low, row.high, percent), *gap_cells,
@@ -197,10 +195,7 @@ def render_leaderboard(board: Leaderboard, fmt: str) -> str:
             str(cov.parse_failures), str(cov.missing),
         ))
         raw.append((
-            row.rank, row.system, row.score, row.low, row.high,
-            None if gap is None else -gap.estimate,
-            None if gap is None or gap.high is None else -gap.high,
-            None if gap is None or gap.low is None else -gap.low,
+            row.rank, row.system, row.score, row.low, row.high, *behind,
             None if gap is None else gap.p_value, row.p_adjusted,
             None if row.rank == 1 else row.paired, row.decision, row.tie, row.near_alpha,
             *rates, cov.scored, cov.parse_failures, cov.missing, row.few_documents,
@@ -239,6 +234,18 @@ def render_leaderboard(board: Leaderboard, fmt: str) -> str:
     return _emit(tables, fmt, board.signature)
 
 
+def _behind(gap: stats.Difference | None) -> tuple[float | None, float | None, float | None]:
+    """A row's gap as system minus leader (estimate, low, high), ``0.0 - x`` so that a
+    zero bound is ``0.0``, never ``-0.0``; ``None`` where undefined."""
+    if gap is None:
+        return None, None, None
+
+    def flip(x: float | None) -> float | None:
+        return None if x is None else 0.0 - x
+
+    return flip(gap.estimate), flip(gap.high), flip(gap.low)
+
+
 def _p_text(p: float | None) -> str:
     """A p-value with 3 significant digits (``0.0712``, ``0.000100``), ``–`` when None."""
     return NONE if p is None else f"{p:.3g}"
@@ -271,7 +278,7 @@ def leaderboard_notes(board: Leaderboard) -> tuple[str, ...]:
     rests = f"{low}" if low == high else f"{low} to {high}"
     level = f"{100 * board.confidence:g}%"
     lines = [
-        f"Gap: leader minus system, in points. p: two-sided paired sign-flip permutation "
+        f"Gap: system minus leader, in points. p: two-sided paired sign-flip permutation "
         f"test of the per-document differences on the paired documents ({patterns}), "
         f"{how}. {TIE}: p >= {board.alpha:g}, the gap is not significant at "
         f"{100 * board.alpha:g}%; empty: it is; {NONE}: no decision (below).",
