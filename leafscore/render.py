@@ -342,11 +342,20 @@ def render_power(analysis: PowerAnalysis, fmt: str) -> str:
     z_text = (f"at {100 * a.power:g}% power and {100 * a.alpha:g}% significance "
               f"(two-sided)")
     sd = NONE if a.sd is None else f"{100 * a.sd:.2f}"
+    mdd = "undefined" if a.mdd is None else f"{_points(a.mdd)} points"
     lines = [
         f"On {a.documents} documents, {z_text}: the smallest detectable difference is "
-        f"{_points(a.mdd)} points (sd of per-document differences {sd} points, "
-        f"{a.sd_source}).",
-        f"Documents needed to detect {100 * a.delta:g} point(s): {number(a.needed)}.",
+        f"{mdd} (sd of per-document differences {sd} points, {a.sd_source}).",
+        f"Documents needed to detect {100 * a.delta:g} point(s): "
+        f"{'undefined' if a.needed is None else a.needed}.",
+        "Headline: " + ("the sd given (--sd)." if a.sd_source == "given" else
+                        "the median sd of the adjacent-rank pairs, the comparisons a "
+                        "ranking rests on.")
+        + ("" if a.sd_all_pairs is None else
+           f" Over all {a.pairs_all} pairs of systems: sd {100 * a.sd_all_pairs:.2f} "
+           f"points, MDD {_points(a.mdd_all_pairs)} points, "
+           f"{number(a.needed_all_pairs)} documents for {100 * a.delta:g} point(s).")
+        + " Each listed pair's own figures are in the table below.",
         "Formula (normal approximation of the paired t-test; Chow, Shao & Wang 2008, "
         "§3.1): MDD = (z_{1-α/2} + z_{1-β}) σ_d / √n, n = ((z_{1-α/2} + z_{1-β}) σ_d / δ)².",
         f"Simulated power: the pair's differences centred on its MDD, {a.resamples} "
@@ -362,7 +371,8 @@ def render_power(analysis: PowerAnalysis, fmt: str) -> str:
         headers=("a", "b", "pair", "docs", "a - b (points)", "sd (points)", "MDD (points)",
                  f"docs for {100 * a.delta:g} pt", "simulated power"),
         shown=tuple((p.a, p.b, p.relation, str(p.documents), signed(p.mean_difference),
-                     _points(p.sd), _points(p.mdd), number(p.needed),
+                     _points(p.sd), "undefined" if p.undefined else _points(p.mdd),
+                     "undefined" if p.undefined else number(p.needed),
                      NONE if p.simulated_power is None else f"{p.simulated_power:.3f}")
                     for p in a.pairs),
         raw=tuple((p.a, p.b, p.relation, p.documents, p.mean_difference, p.sd, p.mdd,

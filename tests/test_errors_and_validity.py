@@ -116,7 +116,7 @@ def test_the_summary_adds_power_suspects_error_shares_and_validity_after_the_old
     invoke("report", REPO, "--out", tmp_path)
     summary = json.loads((tmp_path / "summary.json").read_text())
     assert list(summary)[-4:] == ["power", "suspects", "error_shares", "schema_validity"]
-    assert summary["power"]["documents_needed"] == {"0.01": 7701, "0.005": 30803}
+    assert summary["power"]["documents_needed"] == {"0.01": 9391, "0.005": 37561}
     assert summary["suspects"] == {"min_agree": 3, "leaves": []}
     assert summary["schema_validity"]["atlas"]["share"] == pytest.approx(8 / 12)
     # Exact sign-flip test over beacon's 10 differing documents: 10 of 2**10 patterns;
