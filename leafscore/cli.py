@@ -833,27 +833,57 @@ def diff_command(source: Source, base: str, head: str, fail_on_regression: bool,
 @click.option("--field-min", "field_mins", multiple=True, metavar="PATH=X",
               help="Minimum F1 of one field path, a fraction in [0, 1] (repeatable; "
                    "needs version 2.0).")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="A committed summary.json: fail when SYSTEM drops below its score there "
+                   "by more than --tolerance and the paired sign-flip test calls the drop "
+                   "significant at 5% (the rule of diff --fail-on-regression).")
+@click.option("--tolerance", type=click.FloatRange(min=0.0, max=1.0), default=0.0,
+              show_default=True,
+              help="With --baseline: drop allowed, a fraction in [0, 1] (0.01 = 1 point).")
+@_permutations_option
 @_scoring_options
 @handles_errors
 def gate_command(source: Source, system: str, min_score: float | None,
-                 field_mins: tuple[str, ...], settings: ScoringSettings) -> None:
+                 field_mins: tuple[str, ...], baseline_path: Path | None, tolerance: float,
+                 permutations: int, settings: ScoringSettings) -> None:
     """Exit 1 listing every threshold SYSTEM fails; decided on unrounded values."""
-    if min_score is None and not field_mins:
-        _fail("give --min-score and/or --field-min PATH=X")
+    if min_score is None and not field_mins and baseline_path is None:
+        _fail("give --min-score, --field-min PATH=X and/or --baseline SUMMARY.json")
     wanted = [_analysis(lambda text=text: gate_mod.parse_field_min(text)) for text in field_mins]
     if min_score is not None:
         _analysis(lambda: gate_mod.check_threshold(min_score, name="--min-score"))
+    committed = None
+    if baseline_path is not None:
+        if not baseline_path.is_file():
+            _fail(f"--baseline {baseline_path}: no such file")
+        committed = scorer.read_json_file(baseline_path, source=str(baseline_path)).value
+        version = committed.get("version") if isinstance(committed, dict) else None
+        if version not in scorer.SCORING_VERSIONS:
+            _fail(f"--baseline {baseline_path}: not a leafscore summary (no known 'version')")
+        if settings.version not in (None, version):
+            _fail(f"--version {settings.version} differs from the baseline's version {version}")
+        settings = dataclasses.replace(settings, version=version)
     evaluation = _open(source, settings, systems=(system,),
                        needs_verdicts="gate --field-min" if wanted else "")
     result = _analysis(lambda: evaluation.gate(system, min_score=min_score, field_min=wanted))
-    for failure in result.failures:
-        click.echo(visible(f"FAIL {system}: {failure.message}"))
-    if not result.passed:
-        click.echo(f"gate: {len(result.failures)} failure(s); {result.signature}")
+    failures = [f"FAIL {system}: {failure.message}" for failure in result.failures]
+    check = None
+    if committed is not None:
+        check = _analysis(lambda: gate_mod.against_baseline(
+            evaluation.run, system, committed, tolerance=tolerance,
+            permutations=permutations))
+        if check.failed:
+            failures.append(f"FAIL {system}: baseline: {check.message}")
+    for line in failures:
+        click.echo(visible(line))
+    if failures:
+        click.echo(f"gate: {len(failures)} failure(s); {result.signature}")
         raise click.exceptions.Exit(EXIT_FAILED)
     value = result.score
     shown = "" if min_score is None or value is None else (
         f" (score {gate_mod.format_against(value, min_score)} >= {min_score!r})")
+    if check is not None:
+        click.echo(visible(f"baseline: {check.message}"))
     click.echo(visible(f"gate: {system} passes{shown}; {result.signature}"))
 
 

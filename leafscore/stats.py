@@ -794,3 +794,55 @@ def bootstrap_power(differences: np.ndarray, shift: float, *, n: int | None = No
         statistic = np.abs(means) / (spread / math.sqrt(size))
     reject = np.where(spread > TIE, statistic > critical, np.abs(means) > TIE)
     return float(reject.mean())
+
+
+def null_rejection_rate(differences: Sequence[float] | np.ndarray, n: int, *,
+                        trials: int = 200, alpha: float = DEFAULT_ALPHA,
+                        permutations: int = DEFAULT_PERMUTATIONS,
+                        seed: int = DEFAULT_SEED) -> float:
+    """Share of null benchmarks on which :func:`sign_flip_test` rejects at ``alpha``.
+
+    A calibration check of the paired test on a real benchmark's spread [7]_: each of
+    ``trials`` null benchmarks draws ``n`` of the observed per-document differences
+    without replacement and gives each a random sign, so the true mean difference is 0
+    and the differences keep their real sizes, skew and zeros. A calibrated test rejects
+    on at most about ``alpha`` of them. Trial ``t`` uses ``default_rng([seed, t])`` for
+    its documents and signs and seed ``seed + t`` for its test, so the rate is
+    deterministic for a seed.
+
+    Parameters
+    ----------
+    differences : sequence of floats in [-1, 1]
+        Observed per-document differences of one pair (:func:`paired_differences`).
+    n : int
+        Documents per null benchmark, 1..len(differences).
+    trials : int, default=200
+        Null benchmarks, >= 1.
+    alpha, permutations, seed
+        As :func:`sign_flip_test`; ``alpha`` in (0, 1).
+
+    Returns
+    -------
+    float in [0, 1]
+
+    Raises
+    ------
+    ValueError
+        If ``n`` or ``trials`` is out of range, alpha outside (0, 1), or as
+        :func:`sign_flip_test`.
+    """
+    d = np.asarray(differences, dtype=float).ravel()
+    if not 1 <= n <= d.size:
+        raise ValueError(f"n={n} must be between 1 and {d.size}")
+    if trials < 1:
+        raise ValueError(f"trials={trials} must be at least 1")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha={alpha} must be between 0 and 1")
+    rejected = 0
+    for trial in range(trials):
+        rng = np.random.default_rng([seed, trial])
+        chosen = d[rng.permutation(d.size)[:n]]
+        signs = rng.integers(0, 2, size=n) * 2 - 1
+        test = sign_flip_test(chosen * signs, permutations=permutations, seed=seed + trial)
+        rejected += test.p_value < alpha
+    return rejected / trials
