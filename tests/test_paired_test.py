@@ -129,7 +129,7 @@ def test_the_null_rejection_rate_is_deterministic_for_a_seed():
 def test_docubench_p_values_agree_with_an_independent_sign_flip_computation(shared):
     # Independent: 200,000 random sign patterns over all 50 documents (zeros included),
     # statistic the mean, drawn by numpy here; leafscore's JSON has 10,000 patterns.
-    run, pairs = _docubench_pairs(shared)
+    _, pairs = _docubench_pairs(shared)
     out = invoke("leaderboard", shared / "docubench", "--version", "2.0", "--format", "json")
     rows = json.loads(out.stdout)["rows"][1:]
     rng = np.random.default_rng(2024)
