@@ -342,3 +342,11 @@ def test_gate_baseline_of_another_benchmark_is_bad_input(tmp_path):
     out = invoke("gate", REPO, "--system", "drift", "--baseline", path)
     assert out.exit_code == 2
     assert "other documents than the benchmark" in out.stderr
+
+
+def test_few_bootstrap_resamples_no_longer_tie_every_system(shared):
+    # The old bootstrap p-value could not go below 2/200 with 199 resamples, so after
+    # Holm every system was "≈"; the sign-flip test does not depend on --resamples.
+    evaluation = leafscore.evaluate(shared / "docubench", version="2.0", keep_verdicts=False)
+    rows = evaluation.leaderboard(resamples=199).rows
+    assert [r.decision for r in rows] == ["leader", "tie", "tie", "behind", "behind", "behind"]
