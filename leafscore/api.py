@@ -112,16 +112,21 @@ class Evaluation:
     def leaderboard(self, *, resamples: int = stats.DEFAULT_RESAMPLES,
                     seed: int = stats.DEFAULT_SEED,
                     columns: Iterable[str] | None = None, correction: str = "holm",
-                    errors: bool = False) -> leaderboard_mod.Leaderboard:
-        """Ranks, 95% paired-bootstrap intervals, ties with the leader (Holm-corrected
-        unless ``correction="none"``), micro P/R/F1, coverage and metadata breakdowns
+                    errors: bool = False,
+                    permutations: int = stats.DEFAULT_PERMUTATIONS,
+                    ) -> leaderboard_mod.Leaderboard:
+        """Ranks, 95% bootstrap percentile intervals, the gap to the leader with its
+        sign-flip p-value (Holm-corrected unless ``correction="none"``) and the tie
+        decision that follows, micro P/R/F1, coverage and metadata breakdowns
         (``leaderboard.leaderboard``); with ``errors``, error shares and schema validity
-        per system too. ``columns`` default to the config's ``breakdowns``. Raises
+        per system too. ``columns`` default to the config's ``breakdowns``;
+        ``permutations`` are the random sign patterns of the test. Raises
         ``ValueError`` for bad settings."""
         chosen = self.benchmark.config.breakdowns if columns is None else tuple(columns)
         return leaderboard_mod.leaderboard(
             self.run, resamples=resamples, seed=seed, columns=chosen, correction=correction,
-            errors=errors, validity=self.schema_validity() if errors else None)
+            errors=errors, validity=self.schema_validity() if errors else None,
+            permutations=permutations)
 
     def power(self, *, sd: float | None = None, delta: float = 0.01,
               alpha: float = stats.DEFAULT_ALPHA, power: float = stats.DEFAULT_POWER,
@@ -159,14 +164,19 @@ class Evaluation:
     def diff(self, base: str, head: str, *, tolerance: float = 0.0,
              resamples: int = stats.DEFAULT_RESAMPLES, seed: int = stats.DEFAULT_SEED,
              head_evaluation: Evaluation | None = None,
-             names: tuple[str, str] | None = None) -> diff_mod.Diff:
-        """``head`` against ``base``: per-field F1 change, flipped documents and the paired
-        interval of the change (``diff.compare``). ``head`` is a system of
-        ``head_evaluation`` when given (a run of other result files on the same
-        benchmark), else of this one. ``tolerance`` is a fraction in [0, 1]."""
+             names: tuple[str, str] | None = None,
+             permutations: int = stats.DEFAULT_PERMUTATIONS,
+             alpha: float = stats.DEFAULT_ALPHA) -> diff_mod.Diff:
+        """``head`` against ``base``: per-field F1 change, flipped documents, the paired
+        interval of the change and its sign-flip p-value, and the regression decision
+        (a drop beyond ``tolerance`` that the test calls significant at ``alpha``;
+        ``diff.compare``). ``head`` is a system of ``head_evaluation`` when given (a run
+        of other result files on the same benchmark), else of this one. ``tolerance``
+        is a fraction in [0, 1]."""
         other = head_evaluation or self
         return diff_mod.compare(self.run, base, other.run, head, tolerance=tolerance,
-                                resamples=resamples, seed=seed, names=names)
+                                resamples=resamples, seed=seed, names=names,
+                                permutations=permutations, alpha=alpha)
 
     def gate(self, system: str, *, min_score: float | None = None,
              field_min: Mapping[str, float] | Iterable[tuple[str, float]] = ()) -> GateResult:

@@ -197,6 +197,13 @@ def _bootstrap_options(command: Callable[..., Any]) -> Callable[..., Any]:
                         help="Bootstrap resamples.")(command)
 
 
+def _permutations_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option("--permutations", type=click.IntRange(1, stats_mod.MAX_PERMUTATIONS),
+                        default=stats_mod.DEFAULT_PERMUTATIONS, show_default=True,
+                        help="Random sign patterns of the paired sign-flip test (exact "
+                             "over every pattern when there are at most this many).")(command)
+
+
 @dataclass(frozen=True)
 class ScoringSettings:
     """The scoring options of one command line; ``engine`` is already chosen
@@ -516,14 +523,18 @@ def score(source: Source, systems: tuple[str, ...], fmt: str,
               help="Mark ≈ from the raw tests instead of Holm-corrected ones.")
 @_format_option("md")
 @_bootstrap_options
+@_permutations_option
 @_scoring_options
 @handles_errors
 def leaderboard(source: Source, out: Path | None, update: Path | None,
                 systems: tuple[str, ...], errors: bool, no_correction: bool, fmt: str,
-                resamples: int, seed: int, settings: ScoringSettings) -> None:
-    """Leaderboard: macro accuracy (%) with a 95% interval, ties with the leader (Holm
-    correction over the comparisons with the leader), micro P/R/F1, coverage, breakdowns
-    by metadata, and the signature line; --errors adds error shares and schema validity."""
+                resamples: int, seed: int, permutations: int,
+                settings: ScoringSettings) -> None:
+    """Leaderboard: macro accuracy (%) with a 95% bootstrap percentile interval; the gap
+    to the leader with its interval, paired sign-flip p-value (Holm-corrected over the
+    comparisons with the leader) and paired documents, and the tie decision they give;
+    micro P/R/F1, coverage, breakdowns by metadata, and the signature line; --errors
+    adds error shares and schema validity."""
     if out is not None:  # refused before any scoring; a README only through --update
         _check_output(source, out)
     if update is not None:
@@ -531,7 +542,8 @@ def leaderboard(source: Source, out: Path | None, update: Path | None,
     evaluation = _open(source, settings, systems=systems)
     correction = "none" if no_correction else "holm"
     board = _analysis(lambda: evaluation.leaderboard(resamples=resamples, seed=seed,
-                                                     correction=correction, errors=errors))
+                                                     correction=correction, errors=errors,
+                                                     permutations=permutations))
     _warn_small(board.warning, fmt)
     text = render_mod.render_leaderboard(board, fmt)
     if update is not None:
@@ -880,18 +892,23 @@ def _bench_of(source: Source, systems: tuple[str, ...] = (),
               help="A system of the benchmark, or a folder of result files.")
 @click.option("--head", required=True,
               help="A system of the benchmark, or a folder of result files.")
-@click.option("--fail-on-regression", is_flag=True, help="Exit 1 when head is worse than base.")
+@click.option("--fail-on-regression", is_flag=True,
+              help="Exit 1 when head drops below base by more than --tolerance and the "
+                   "paired sign-flip test calls the change significant at 5%.")
+@click.option("--fail-on-any-drop", is_flag=True,
+              help="Exit 1 on any drop beyond --tolerance, significant or not.")
 @click.option("--tolerance", type=click.FloatRange(min=0.0, max=1.0), default=0.0,
               show_default=True,
               help="Score drop allowed before a regression: a fraction in [0, 1] "
                    "(0.01 = 1 point).")
 @_format_option("md")
 @_bootstrap_options
+@_permutations_option
 @_scoring_options
 @handles_errors
 def diff_command(source: Source, base: str, head: str, fail_on_regression: bool,
-                 tolerance: float, fmt: str, resamples: int, seed: int,
-                 settings: ScoringSettings) -> None:
+                 fail_on_any_drop: bool, tolerance: float, fmt: str, resamples: int,
+                 seed: int, permutations: int, settings: ScoringSettings) -> None:
     """Compare HEAD against BASE: per-field F1, flipped documents, interval of the change."""
     bench = _analysis(lambda: _bench_of(source, (), _cache(settings)))
     record = resolve_version(settings, bench.config)
@@ -906,12 +923,23 @@ def diff_command(source: Source, base: str, head: str, fail_on_regression: bool,
         other = _evaluate(head_bench, settings, record, False)
     result = _analysis(lambda: evaluation.diff(
         base_name, head_name, tolerance=tolerance, resamples=resamples, seed=seed,
-        head_evaluation=other, names=(base, head)))
+        head_evaluation=other, names=(base, head), permutations=permutations))
     _emit(render_mod.render_diff(result, fmt))
     _warn_small(result.warning, fmt)
+    p_value = result.change.p_value
+    p_text = "undefined" if p_value is None else f"{p_value:.3g}"
     if fail_on_regression and result.regression:
-        _note(f"regression: {head} is below {base} by more than {tolerance!r}")
+        _note(f"regression: {head} is below {base} by more than {tolerance!r}, "
+              f"significant (paired sign-flip p = {p_text} < {result.alpha:g})")
         raise click.exceptions.Exit(EXIT_FAILED)
+    if fail_on_any_drop and result.drop:
+        _note(f"drop: {head} is below {base} by more than {tolerance!r} "
+              f"(paired sign-flip p = {p_text})")
+        raise click.exceptions.Exit(EXIT_FAILED)
+    if fail_on_regression and result.drop:
+        _note(f"no regression: {head} is below {base} by more than {tolerance!r}, but not "
+              f"significantly (paired sign-flip p = {p_text} >= {result.alpha:g}); "
+              "--fail-on-any-drop fails on it")
 
 
 @main.command("gate", epilog=_example(
@@ -924,27 +952,57 @@ def diff_command(source: Source, base: str, head: str, fail_on_regression: bool,
 @click.option("--field-min", "field_mins", multiple=True, metavar="PATH=X",
               help="Minimum F1 of one field path, a fraction in [0, 1] (repeatable; "
                    "needs version 2.0).")
+@click.option("--baseline", "baseline_path", type=click.Path(dir_okay=False, path_type=Path),
+              help="A committed summary.json: fail when SYSTEM drops below its score there "
+                   "by more than --tolerance and the paired sign-flip test calls the drop "
+                   "significant at 5% (the rule of diff --fail-on-regression).")
+@click.option("--tolerance", type=click.FloatRange(min=0.0, max=1.0), default=0.0,
+              show_default=True,
+              help="With --baseline: drop allowed, a fraction in [0, 1] (0.01 = 1 point).")
+@_permutations_option
 @_scoring_options
 @handles_errors
 def gate_command(source: Source, system: str, min_score: float | None,
-                 field_mins: tuple[str, ...], settings: ScoringSettings) -> None:
+                 field_mins: tuple[str, ...], baseline_path: Path | None, tolerance: float,
+                 permutations: int, settings: ScoringSettings) -> None:
     """Exit 1 listing every threshold SYSTEM fails; decided on unrounded values."""
-    if min_score is None and not field_mins:
-        _fail("give --min-score and/or --field-min PATH=X")
+    if min_score is None and not field_mins and baseline_path is None:
+        _fail("give --min-score, --field-min PATH=X and/or --baseline SUMMARY.json")
     wanted = [_analysis(lambda text=text: gate_mod.parse_field_min(text)) for text in field_mins]
     if min_score is not None:
         _analysis(lambda: gate_mod.check_threshold(min_score, name="--min-score"))
+    committed = None
+    if baseline_path is not None:
+        if not baseline_path.is_file():
+            _fail(f"--baseline {baseline_path}: no such file")
+        committed = scorer.read_json_file(baseline_path, source=str(baseline_path)).value
+        version = committed.get("version") if isinstance(committed, dict) else None
+        if version not in scorer.SCORING_VERSIONS:
+            _fail(f"--baseline {baseline_path}: not a leafscore summary (no known 'version')")
+        if settings.version not in (None, version):
+            _fail(f"--version {settings.version} differs from the baseline's version {version}")
+        settings = dataclasses.replace(settings, version=version)
     evaluation = _open(source, settings, systems=(system,),
                        needs_verdicts="gate --field-min" if wanted else "")
     result = _analysis(lambda: evaluation.gate(system, min_score=min_score, field_min=wanted))
-    for failure in result.failures:
-        click.echo(visible(f"FAIL {system}: {failure.message}"))
-    if not result.passed:
-        click.echo(f"gate: {len(result.failures)} failure(s); {result.signature}")
+    failures = [f"FAIL {system}: {failure.message}" for failure in result.failures]
+    check = None
+    if committed is not None:
+        check = _analysis(lambda: gate_mod.against_baseline(
+            evaluation.run, system, committed, tolerance=tolerance,
+            permutations=permutations))
+        if check.failed:
+            failures.append(f"FAIL {system}: baseline: {check.message}")
+    for line in failures:
+        click.echo(visible(line))
+    if failures:
+        click.echo(f"gate: {len(failures)} failure(s); {result.signature}")
         raise click.exceptions.Exit(EXIT_FAILED)
     value = result.score
     shown = "" if min_score is None or value is None else (
         f" (score {gate_mod.format_against(value, min_score)} >= {min_score!r})")
+    if check is not None:
+        click.echo(visible(f"baseline: {check.message}"))
     click.echo(visible(f"gate: {system} passes{shown}; {result.signature}"))
 
 

@@ -5,12 +5,16 @@ of the same benchmark (same scoring version, options, documents, schemas and lab
 All numbers are read from stored document scores; nothing is rescored.
 
 - **Change**: ``head - base`` of the macro accuracies (``Run.system_score``), with the
-  percentile interval and p-value of a paired bootstrap over documents
-  (``stats.paired_difference``; Koehn 2004).
+  percentile interval of a paired bootstrap over documents (Koehn 2004) and the p-value
+  of the two-sided paired sign-flip permutation test of the per-document differences
+  (``stats.paired_comparison``, Noreen 1989).
 - **Flipped documents**: documents whose score moved by more than ``tolerance``, or that
   are scored on one side only (version 1.0, a missing result).
-- **Regression**: ``change < -tolerance``, decided on unrounded values; a head with no
-  scored document against a base with one is a regression.
+- **Drop**: ``change < -tolerance``, decided on unrounded values; a head with no scored
+  document against a base with one is a drop.
+- **Regression**: a drop that the paired test calls significant (``p < alpha``); a head
+  with nothing scored against a scored base is always one. ``--fail-on-regression``
+  fails on a regression, ``--fail-on-any-drop`` on any drop.
 - **Fields** (version 2.0 only): F1 of every field path before and after.
 """
 
@@ -62,9 +66,11 @@ class Diff:
     ``base``/``head`` name the sides; ``base_score``/``head_score`` macro accuracies in
     [0, 1] (``None`` when nothing is scored); ``change`` the paired difference
     ``head - base``; ``fields`` per-field F1 changes, biggest drop first (``None`` under
-    version 1.0); ``flipped`` documents, biggest drop first; ``regression`` the decision
-    at ``tolerance``; ``signature`` the base run's, with the bootstrap used;
-    ``documents`` the documents scored on both sides, on which ``change`` rests.
+    version 1.0); ``flipped`` documents, biggest drop first; ``drop`` True when head
+    is below base by more than ``tolerance``; ``regression`` True when that drop is
+    also significant at ``alpha`` (module docstring); ``signature`` the base run's,
+    with the bootstrap used; ``documents`` the documents scored on both sides, on which
+    ``change`` rests.
     """
 
     base: str
@@ -78,6 +84,8 @@ class Diff:
     regression: bool
     signature: str
     documents: int = 0
+    drop: bool = False
+    alpha: float = stats.DEFAULT_ALPHA
 
     @property
     def warning(self) -> str | None:
@@ -115,6 +123,8 @@ def compare(
     seed: int = stats.DEFAULT_SEED,
     confidence: float = stats.DEFAULT_CONFIDENCE,
     names: tuple[str, str] | None = None,
+    permutations: int = stats.DEFAULT_PERMUTATIONS,
+    alpha: float = stats.DEFAULT_ALPHA,
 ) -> Diff:
     """Compare ``head_system`` of ``head_run`` against ``base_system`` of ``base_run``.
 
@@ -128,19 +138,26 @@ def compare(
         Non-negative, in score units ([0, 1]): a document flips when its score moves by
         more than this; a regression is a drop of more than this.
     resamples, seed, confidence
-        Bootstrap settings (``stats.bootstrap_macro``).
+        Bootstrap settings (``stats.bootstrap_macro``); ``seed`` also seeds the test.
     names : (str, str), optional
         Labels of the two sides; default the system names.
+    permutations : int, default=10000
+        Random sign patterns of the paired test (``stats.sign_flip_test``).
+    alpha : float, default=0.05
+        Significance level of the regression decision, in (0, 1).
 
     Raises
     ------
     ValueError
-        If the runs are not comparable, ``tolerance < 0``, or a bootstrap setting is bad.
+        If the runs are not comparable, ``tolerance < 0``, alpha is outside (0, 1), or a
+        bootstrap or test setting is bad.
     KeyError
         If a system is not in its run.
     """
     if tolerance < 0:
         raise ValueError(f"tolerance={tolerance} must be non-negative")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha={alpha} must be between 0 and 1")
     check_comparable(base_run, head_run)
     for run, system in ((base_run, base_system), (head_run, head_system)):
         if system not in run.systems:
@@ -154,9 +171,9 @@ def compare(
     else:
         matrix = stats.score_matrix([base_docs, head_docs])
         samples = stats.bootstrap_macro(matrix, resamples=resamples, seed=seed)
-        change = stats.paired_difference(
-            samples[1], samples[0], head_score - base_score, confidence=confidence
-        )
+        change = stats.paired_comparison(
+            head_docs, base_docs, samples[1], samples[0], head_score - base_score,
+            confidence=confidence, permutations=permutations, seed=seed)
     base_name, head_name = names or (base_system, head_system)
     return Diff(
         base=base_name,
@@ -167,9 +184,12 @@ def compare(
         fields=_field_changes(base_run, base_system, head_run, head_system),
         flipped=flips(base_run.documents, base_docs, head_docs, tolerance=tolerance),
         tolerance=tolerance,
-        regression=is_regression(base_score, head_score, tolerance=tolerance),
+        regression=is_significant_regression(base_score, head_score, change,
+                                             tolerance=tolerance, alpha=alpha),
         signature=with_bootstrap(base_run.signature, resamples=resamples, seed=seed),
         documents=int(stats.paired_differences(base_docs, head_docs).size),
+        drop=is_regression(base_score, head_score, tolerance=tolerance),
+        alpha=alpha,
     )
 
 
@@ -205,6 +225,19 @@ def is_regression(base: float | None, head: float | None, *, tolerance: float = 
     if head is None:
         return True
     return head - base < -tolerance
+
+
+def is_significant_regression(base: float | None, head: float | None,
+                              change: stats.Difference, *, tolerance: float = 0.0,
+                              alpha: float = stats.DEFAULT_ALPHA) -> bool:
+    """True when ``head`` drops below ``base`` by more than ``tolerance``
+    (:func:`is_regression`) and the paired test of ``change`` is significant
+    (``change.p_value < alpha``); a head with nothing scored against a scored base always
+    is. Scores in [0, 1], ``alpha`` in (0, 1).
+    """
+    if not is_regression(base, head, tolerance=tolerance):
+        return False
+    return head is None or change.significant(alpha)
 
 
 def _field_changes(

@@ -193,8 +193,9 @@ def pair_differences(run: Any, *, resamples: int = stats.DEFAULT_RESAMPLES,
                      seed: int = stats.DEFAULT_SEED,
                      confidence: float = stats.DEFAULT_CONFIDENCE,
                      pairs: Sequence[tuple[int, int]] | None = None) -> list[list[Any]]:
-    """The paired bootstrap of ``head - base`` for the ordered pairs ``pairs`` of systems
-    (``(base index, head index)`` into ``run.systems``; default: every ordered pair).
+    """The paired difference ``head - base`` for the ordered pairs ``pairs`` of systems
+    (``(base index, head index)`` into ``run.systems``; default: every ordered pair):
+    bootstrap percentile interval and paired sign-flip p-value (``stats.paired_comparison``).
 
     One ``stats.bootstrap_macro`` call over all systems: its draws depend only on the
     number of documents, ``resamples`` and ``seed``, so each row equals the row that
@@ -220,8 +221,8 @@ def pair_differences(run: Any, *, resamples: int = stats.DEFAULT_RESAMPLES,
         if base is None or head is None:
             out.append([b, h, None, None, None, None])
             continue
-        change = stats.paired_difference(samples[h], samples[b], head - base,
-                                         confidence=confidence)
+        change = stats.paired_comparison(columns[h], columns[b], samples[h], samples[b],
+                                         head - base, confidence=confidence, seed=seed)
         out.append([b, h, *(_jsonable(x) for x in (change.estimate, change.low,
                                                      change.high, change.p_value))])
     return out

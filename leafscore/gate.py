@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from leafscore import diff as diff_mod
+from leafscore import stats
 from leafscore.fields import field_table, normalize_field_path
 
 #: What ``Failure.target`` holds for the overall score.
@@ -159,3 +161,150 @@ def format_against(value: float, threshold: float, *, decimals: int = 2) -> str:
         if (float(text) >= threshold) == passes:
             return text
     return repr(float(value))
+
+
+@dataclass(frozen=True)
+class BaselineCheck:
+    """One system against its scores in a committed summary (:func:`against_baseline`).
+
+    ``baseline``/``score``: macro accuracies in [0, 1] (``None`` when nothing is scored);
+    ``change``: the paired difference ``score - baseline`` (``stats.Difference``, its
+    p-value from the paired sign-flip test); ``drop``: below the baseline by more than
+    ``tolerance``; ``failed``: that drop is significant at ``alpha`` (or nothing is
+    scored now against a scored baseline), the rule of ``diff --fail-on-regression``.
+    """
+
+    system: str
+    baseline: float | None
+    score: float | None
+    change: Any
+    tolerance: float
+    alpha: float
+    drop: bool
+    failed: bool
+    documents: int
+
+    @property
+    def message(self) -> str:
+        """One line saying what was compared and why it passes or fails."""
+        p = self.change.p_value
+        p_text = "undefined" if p is None else f"{p:.3g}"
+        change = self.change.estimate
+        shown = "undefined" if change is None or change != change else f"{100 * change:+.2f}"
+        what = (f"score {_pct(self.score)} against the baseline {_pct(self.baseline)}: "
+                f"change {shown} points on {self.documents} paired documents, "
+                f"paired sign-flip p = {p_text}")
+        if self.failed:
+            return f"{what}: a drop beyond the tolerance {self.tolerance!r}, significant"
+        if self.drop:
+            return (f"{what}: a drop beyond the tolerance {self.tolerance!r}, but not "
+                    f"significant at {self.alpha:g}")
+        return f"{what}: no drop beyond the tolerance {self.tolerance!r}"
+
+
+def _pct(value: float | None) -> str:
+    return "undefined" if value is None else f"{100 * value:.2f}%"
+
+
+def baseline_scores(summary: Any, system: str, documents: Iterable[str]) -> list[float | None]:
+    """``system``'s document scores in a summary.json (``per_doc``), in ``documents`` order.
+
+    Parameters
+    ----------
+    summary : dict
+        A parsed summary.json (``leafscore report``).
+    system : str
+    documents : iterable of str
+        The document ids of the run being gated; the summary must hold exactly these.
+
+    Returns
+    -------
+    list of floats in [0, 1] or None (not scored), one per document.
+
+    Raises
+    ------
+    ValueError
+        If the summary has no readable ``per_doc``, does not hold ``system``, holds
+        other documents, or a score is not a number in [0, 1] or null.
+    """
+    rows = summary.get("per_doc") if isinstance(summary, dict) else None
+    if not isinstance(rows, list) or not all(isinstance(r, dict) for r in rows):
+        raise ValueError("the baseline summary has no per_doc list of document scores")
+    by_doc: dict[str, Any] = {}
+    for row in rows:
+        doc = row.get("doc_id")
+        if not isinstance(doc, str) or system not in row:
+            raise ValueError(f"the baseline summary holds no per_doc scores of {system!r}")
+        by_doc[doc] = row[system]
+    wanted = list(documents)
+    if set(by_doc) != set(wanted):
+        only = sorted(set(by_doc) ^ set(wanted))
+        raise ValueError("the baseline summary holds other documents than the benchmark: "
+                         + ", ".join(only[:5]))
+    out: list[float | None] = []
+    for doc in wanted:
+        value = by_doc[doc]
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int | float)
+                                  or not 0.0 <= value <= 1.0):
+            raise ValueError(f"the baseline score of {system!r} on {doc!r} is not a number "
+                             "in [0, 1] or null")
+        out.append(None if value is None else float(value))
+    return out
+
+
+def against_baseline(run: Any, system: str, summary: Any, *, tolerance: float = 0.0,
+                     alpha: float = 0.05, permutations: int | None = None,
+                     seed: int | None = None) -> BaselineCheck:
+    """Gate ``system`` of ``run`` against its scores in a committed summary.json.
+
+    The rule of ``diff --fail-on-regression`` (``diff.is_significant_regression``): it
+    fails when the score drops below the baseline's by more than ``tolerance`` and the
+    paired sign-flip test of the per-document changes is significant at ``alpha``
+    (``stats.paired_comparison``). Both means are taken as the run's version takes them
+    (``Run.mean``).
+
+    Parameters
+    ----------
+    run : leafscore.run.Run
+    system : str
+    summary : dict
+        A parsed summary.json of the same benchmark and scoring version.
+    tolerance : float in [0, 1], default 0
+    alpha : float in (0, 1), default 0.05
+    permutations, seed : int, optional
+        Of the sign-flip test; default ``stats.DEFAULT_PERMUTATIONS``/``DEFAULT_SEED``.
+
+    Raises
+    ------
+    ValueError
+        If the summary is of another version or unreadable (``baseline_scores``), or a
+        setting is out of range.
+    KeyError
+        If ``system`` is not in the run.
+    """
+    if system not in run.systems:
+        raise KeyError(f"no system {system!r}; systems: {', '.join(run.systems)}")
+    tolerance = check_threshold(tolerance, name="--tolerance")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha={alpha} must be between 0 and 1")
+    version = summary.get("version") if isinstance(summary, dict) else None
+    if version is not None and version != run.version:
+        raise ValueError(f"the baseline summary is of version {version}, the run of "
+                         f"version {run.version}; score with --version {version}")
+    before = baseline_scores(summary, system, run.documents)
+    after = run.document_scores(system)
+    kept = [v for v in before if v is not None]
+    base = run.mean(kept) if kept else None
+    head = run.system_score(system)
+    if base is None or head is None:
+        change = stats.Difference(float("nan"), None, None, None)
+    else:
+        change = stats.paired_comparison(
+            after, before, None, None, head - base,
+            permutations=permutations or stats.DEFAULT_PERMUTATIONS,
+            seed=stats.DEFAULT_SEED if seed is None else seed)
+    drop = diff_mod.is_regression(base, head, tolerance=tolerance)
+    failed = diff_mod.is_significant_regression(base, head, change, tolerance=tolerance,
+                                                alpha=alpha)
+    return BaselineCheck(system, base, head, change, tolerance, alpha, drop, failed,
+                         int(stats.paired_differences(before, after).size))

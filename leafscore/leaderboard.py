@@ -6,12 +6,22 @@ stored document scores; nothing is rescored.
 - **Rank** by macro accuracy (``Run.system_score``) descending, ties broken by system
   name; a system with no scored document ranks last.
 - **Interval**: percentile bootstrap over documents, the same draws for every system
-  (``stats.bootstrap_macro``).
-- **Tie with the leader**: a system whose paired-bootstrap difference to the leader is
-  not significant at ``alpha`` (``stats.paired_difference``); the leader is never marked.
-  With several systems compared with the leader, the p-values are Holm-adjusted
-  (``stats.holm``, family-wise error rate ``alpha`` over the k - 1 comparisons) unless
-  ``correction="none"``. Each gap says on how many documents it rests (both scored).
+  (``stats.bootstrap_macro``); the gap to the leader has the percentile interval of the
+  paired draws.
+- **Test of the gap**: the two-sided paired sign-flip permutation test of the
+  per-document differences over the documents both are scored on
+  (``stats.sign_flip_test``; exact when there are few sign patterns), Holm-adjusted
+  across the k - 1 comparisons with the leader (``stats.holm``) unless
+  ``correction="none"``.
+- **Tie with the leader** follows from the row's figures: ``"tie"`` when the adjusted
+  p-value is at least ``alpha``, ``"behind"`` when it is below, and ``"none"`` (no
+  decision, with the reason) when the test cannot decide: fewer than
+  ``stats.MIN_PAIRED`` paired documents, no paired document, or a smallest attainable
+  p-value not below ``alpha``. A system identical to the leader on its (at least 6)
+  paired documents is a tie. The leader is never marked. A decision that another seed
+  could change (``stats.near_alpha``) is flagged.
+- **Few documents**: a system scored on fewer than half as many documents as the
+  best-covered system is flagged; its score and rank rest on those documents only.
 - **Micro P/R/F1**: from TP/FP/FN summed over every field of every document (spec
   scoring-2.0 §4); ``None`` under version 1.0, which keeps no verdicts.
 - **Coverage**: documents in the run, scored, parse failures, missing results.
@@ -55,9 +65,16 @@ class Row:
     ``low``/``high`` its percentile interval; ``gap`` the paired difference
     ``leader - system`` (``None`` for the leader and for unscored systems) with its raw
     p-value, ``p_adjusted`` that p-value after the board's correction (Holm, or the raw
-    one); ``tie`` True when ``p_adjusted >= alpha``; ``paired`` the documents both the
-    leader and this system are scored on (the gap rests on them; 0 for the leader);
-    ``micro`` is ``None`` under version 1.0.
+    one); ``paired`` the documents both the leader and this system are scored on (the
+    gap rests on them; 0 for the leader); ``micro`` is ``None`` under version 1.0.
+
+    ``decision`` is ``"leader"``, ``"tie"``, ``"behind"`` or ``"none"`` (module
+    docstring), ``reason`` the words behind it; ``tie`` is True for ``"tie"``, False for
+    ``"leader"``/``"behind"`` and ``None`` for no decision; ``near_alpha`` True when the
+    decision lies within Monte Carlo error of ``alpha``; ``few_documents`` True when the
+    system is scored on fewer than half as many documents as the best-covered one;
+    ``warning`` the small-sample line of its gap (``stats.small_sample_warning`` of
+    ``paired``), or None.
     """
 
     rank: int
@@ -66,11 +83,16 @@ class Row:
     low: float | None
     high: float | None
     gap: stats.Difference | None
-    tie: bool
+    tie: bool | None
     micro: scorer.FieldCounts | None
     coverage: Coverage
     p_adjusted: float | None = None
     paired: int = 0
+    decision: str = "none"
+    reason: str = ""
+    near_alpha: bool = False
+    few_documents: bool = False
+    warning: str | None = None
 
 
 #: Verdict kinds shown as error shares, in column order (``correct`` first).
@@ -135,11 +157,13 @@ class Leaderboard:
     documents: int = 0
     errors: tuple[ErrorShares, ...] | None = None
     validity: tuple[Any, ...] | None = None
+    permutations: int = stats.DEFAULT_PERMUTATIONS
+    warnings: tuple[str, ...] = ()
 
     @property
     def warning(self) -> str | None:
-        """The small-sample warning line (``stats.small_sample_warning``), or None."""
-        return stats.small_sample_warning(self.documents)
+        """Every warning line (``warnings``) joined by newlines, or None."""
+        return "\n".join(self.warnings) if self.warnings else None
 
 
 def ranking(run: Any) -> tuple[str, ...]:
@@ -240,6 +264,7 @@ def leaderboard(
     correction: str = "holm",
     errors: bool = False,
     validity: Sequence[Any] | None = None,
+    permutations: int = stats.DEFAULT_PERMUTATIONS,
 ) -> Leaderboard:
     """Build the leaderboard of ``run``.
 
@@ -249,32 +274,40 @@ def leaderboard(
         At least one system and one document.
     resamples, seed, confidence
         Bootstrap settings (``stats.bootstrap_macro``); recorded in the signature.
+        ``seed`` also seeds the sign-flip test.
     alpha : float, default=0.05
-        Significance level of the tie-with-leader mark.
+        Significance level of the tie-with-leader decision, in (0, 1).
     columns : sequence of str, optional
         Metadata columns to break down by; default every column of ``run.metadata``
         (which holds the benchmark's breakdown columns), in ``metadata_columns`` order.
     correction : {"holm", "none"}, default="holm"
         How the p-values of the k - 1 gaps to the leader are corrected before the tie
-        mark is decided (``stats.holm``), or ``"none"`` for the raw tests.
+        decision (``stats.holm``), or ``"none"`` for the raw tests.
     errors : bool, default=False
         Also compute :class:`ErrorShares` for every system (``Leaderboard.errors``).
     validity : sequence of validity.Validity, optional
         Schema validity per system (``validity.schema_validity``), carried to the board
         as it is, in rank order; it never changes a score or a rank.
+    permutations : int, default=10000
+        Random sign patterns of the paired test (``stats.sign_flip_test``). Too few to
+        reach ``alpha`` after the correction adds a warning naming the fewest that work
+        (``stats.permutations_needed``).
 
     Raises
     ------
     ValueError
-        If the run has no system or no document, a bootstrap setting is invalid, or
-        ``correction`` is unknown.
+        If the run has no system or no document, a bootstrap or test setting is
+        invalid, or ``correction`` is unknown.
     """
     if not run.systems or not run.documents:
         raise ValueError("a leaderboard needs at least one system and one document")
     if correction not in ("holm", "none"):
         raise ValueError(f"correction={correction!r} is not 'holm' or 'none'")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha={alpha} must be between 0 and 1")
     order = ranking(run)
-    matrix = stats.score_matrix([run.document_scores(s) for s in order])
+    columns_of = [run.document_scores(s) for s in order]
+    matrix = stats.score_matrix(columns_of)
     samples = stats.bootstrap_macro(matrix, resamples=resamples, seed=seed)
     scores = [run.system_score(s) for s in order]
     bounds: list[stats.Interval | None] = []
@@ -282,16 +315,22 @@ def leaderboard(
     for index, score in enumerate(scores):
         bounds.append(None if score is None else
                       stats.interval(samples[index], score, confidence=confidence))
-        gaps.append(None if score is None or index == 0 else stats.paired_difference(
-            samples[0], samples[index], scores[0] - score, confidence=confidence))
+        gaps.append(None if score is None or index == 0 else stats.paired_comparison(
+            columns_of[0], columns_of[index], samples[0], samples[index], scores[0] - score,
+            confidence=confidence, permutations=permutations, seed=seed))
     raw = [None if gap is None else gap.p_value for gap in gaps]
-    adjusted = stats.holm(raw) if correction == "holm" else tuple(raw)
-    leader_scores = run.document_scores(order[0])
+    adjusted = stats.adjust(raw, correction)
+    near = stats.near_alpha([None if gap is None else gap.test for gap in gaps], alpha,
+                            correction)
+    covered = [coverage(run, s) for s in order]
+    most = max(c.scored for c in covered)
     rows = []
     for index, system in enumerate(order):
         gap, p = gaps[index], adjusted[index]
         paired = 0 if index == 0 else int(stats.paired_differences(
-            leader_scores, run.document_scores(system)).size)
+            columns_of[0], columns_of[index]).size)
+        decision, reason = _decide(index, scores[index], gap, p, paired, alpha)
+        few = covered[index].scored < most / 2
         rows.append(
             Row(
                 rank=index + 1,
@@ -300,11 +339,17 @@ def leaderboard(
                 low=None if bounds[index] is None else bounds[index].low,
                 high=None if bounds[index] is None else bounds[index].high,
                 gap=gap,
-                tie=gap is not None and not (p is not None and p < alpha),
+                tie={"tie": True, "none": None}.get(decision, False),
                 micro=micro(run, system),
-                coverage=coverage(run, system),
+                coverage=covered[index],
                 p_adjusted=p,
                 paired=paired,
+                decision=decision,
+                reason=reason,
+                near_alpha=bool(near[index]) and decision in ("tie", "behind"),
+                few_documents=few,
+                warning=None if index == 0 or scores[index] is None else
+                stats.small_sample_warning(paired, "paired document(s)"),
             )
         )
     chosen = metadata_columns(run.metadata) if columns is None else tuple(columns)
@@ -322,7 +367,61 @@ def leaderboard(
         documents=len(run.documents),
         errors=tuple(error_shares(run, s) for s in order) if errors else None,
         validity=tuple(by_system[s] for s in order if s in by_system) if validity else None,
+        permutations=permutations,
+        warnings=_warnings(rows, len(run.documents), permutations, alpha, correction),
     )
+
+
+def _decide(index: int, score: float | None, gap: stats.Difference | None,
+            p: float | None, paired: int, alpha: float) -> tuple[str, str]:
+    """(decision, reason) of one row (see the module)."""
+    if index == 0:
+        return "leader", "the leader"
+    if score is None:
+        return "none", "no document scored"
+    if gap is None or gap.test is None or p is None:
+        return "none", "no document scored for both it and the leader"
+    test = gap.test
+    if paired < stats.MIN_PAIRED:
+        return "none", (f"only {paired} paired document(s), fewer than {stats.MIN_PAIRED}: "
+                        f"no test on so few can reach {100 * alpha:g}%")
+    if test.informative == 0:
+        return "tie", f"identical to the leader on all {paired} paired documents"
+    if test.smallest_p >= alpha:
+        if test.exact:
+            why = (f"only {test.informative} of {paired} paired documents differ; the "
+                   f"smallest possible p-value is {test.smallest_p:.3g}")
+        else:
+            why = (f"{test.patterns} sign patterns cannot give a p-value below "
+                   f"{100 * alpha:g}%")
+        return "none", why
+    if p >= alpha:
+        return "tie", f"adjusted p = {p:.3g} >= {alpha:g}"
+    return "behind", f"adjusted p = {p:.3g} < {alpha:g}"
+
+
+def _warnings(rows: Sequence[Row], documents: int, permutations: int, alpha: float,
+              correction: str) -> tuple[str, ...]:
+    """The board's warning lines: few documents overall, or per gap; too few patterns."""
+    lines = []
+    overall = stats.small_sample_warning(documents)
+    if overall:
+        lines.append(overall)
+    else:
+        lines.extend(f"{row.warning} ({row.system} against the leader)"
+                     for row in rows if row.warning)
+    tested = sum(1 for row in rows if row.gap is not None and row.gap.test is not None
+                 and not row.gap.test.exact)
+    comparisons = sum(1 for row in rows if row.gap is not None and row.gap.test is not None)
+    m = comparisons if correction == "holm" else 1
+    if tested and permutations < stats.permutations_needed(m, alpha):
+        needed = stats.permutations_needed(m, alpha)
+        lines.append(
+            f"warning: {permutations} random sign patterns cannot give an adjusted p-value "
+            f"below {100 * alpha:g}% for {m} comparison(s) (the smallest is "
+            f"{m}/({permutations} + 1) = {m / (permutations + 1):.3g}): no gap can be "
+            f"called significant; use --permutations {needed} or more")
+    return tuple(lines)
 
 
 def _sort_key(value: Any, label: str) -> tuple[int, float, str]:

@@ -13,9 +13,14 @@ standard deviation, ddof 1), not the spread of either system's scores.
   to detect ``delta`` (``stats.min_detectable_difference``, ``stats.documents_needed``).
 - **Pairs**: the leader against every other system, and each pair of adjacent ranks
   (a pair that is both is listed once); ranks as on the leaderboard.
-- **The benchmark's sd**: the median of ``sd`` over every pair of scored systems (not
-  only the listed pairs), or the ``sd`` given; its MDD is at the benchmark's size, the
-  number of documents.
+- **The benchmark's sd** (the headline): the median of ``sd`` over the pairs of adjacent
+  ranks, the comparisons a ranking rests on (neighbours differ least, so far-apart
+  pairs would overstate the spread that matters), or the ``sd`` given; its MDD is at the
+  benchmark's size, the number of documents. The median over every pair of scored
+  systems is reported beside it (``sd_all_pairs``, ``mdd_all_pairs``).
+- **Zero spread**: an sd of 0 (identical systems, or differences that never vary)
+  makes the formula's MDD 0 and its documents needed 1, which claim nothing: both are
+  undefined (``None``) and the pair says why.
 - **Check**: for each listed pair, the power of the test at that pair's MDD simulated by
   resampling its own observed differences (``stats.bootstrap_power``); close to the
   wanted power when the normal approximation holds for that pair.
@@ -43,8 +48,9 @@ class PairPower:
     [-1, 1]; ``sd``: the standard deviation of the differences (``None`` below two
     documents); ``mdd``: the minimum detectable difference at ``documents``;
     ``needed``: documents needed for the analysis's ``delta``; ``simulated_power``: the
-    bootstrap power at ``mdd`` (``None`` when ``sd`` is undefined or 0). Differences
-    are fractions (0.01 = 1 point).
+    bootstrap power at ``mdd`` (``None`` when ``sd`` is undefined or 0); ``mdd`` and
+    ``needed`` are ``None`` when ``sd`` is undefined or 0, ``undefined`` then saying why
+    (empty otherwise). Differences are fractions (0.01 = 1 point).
     """
 
     a: str
@@ -56,17 +62,20 @@ class PairPower:
     mdd: float | None
     needed: int | None
     simulated_power: float | None
+    undefined: str = ""
 
 
 @dataclass(frozen=True)
 class PowerAnalysis:
     """The power analysis of one run.
 
-    ``documents``: the benchmark's size; ``sd``: the benchmark's sd (``sd_source`` says
-    whether it is the median over ``pairs_pooled`` pairs or given); ``mdd``: the
-    minimum detectable difference at ``documents``; ``needed``: documents for ``delta``;
-    ``pairs``: the listed pairs in rank order. ``None`` where undefined (fewer than two
-    scored systems and no sd given).
+    ``documents``: the benchmark's size; ``sd``: the headline sd (``sd_source`` says
+    whether it is the median over ``pairs_pooled`` adjacent pairs or given); ``mdd``:
+    the minimum detectable difference at ``documents``; ``needed``: documents for
+    ``delta``; ``sd_all_pairs``/``mdd_all_pairs``/``needed_all_pairs`` the same from the
+    median over all ``pairs_all`` pairs of scored systems; ``pairs``: the listed pairs
+    in rank order. ``None`` where undefined (fewer than two scored systems and no sd
+    given, or a zero sd).
     """
 
     version: str
@@ -83,6 +92,10 @@ class PowerAnalysis:
     resamples: int
     seed: int
     signature: str
+    sd_all_pairs: float | None = None
+    mdd_all_pairs: float | None = None
+    needed_all_pairs: int | None = None
+    pairs_all: int = 0
 
 
 def listed_pairs(order: tuple[str, ...]) -> tuple[tuple[str, str, str], ...]:
@@ -110,14 +123,28 @@ def pair_power(run: Any, a: str, b: str, relation: str, *, delta: float, alpha: 
     diffs = stats.paired_differences(run.document_scores(a), run.document_scores(b))
     sd = _sd(diffs)
     mdd = needed = simulated = None
-    if sd is not None:
+    why = ""
+    if sd is None:
+        why = f"{diffs.size} paired document(s): a standard deviation needs two"
+    elif sd <= stats.TIE:
+        why = "the differences do not vary (sd 0): nothing to extrapolate from"
+    else:
         mdd = stats.min_detectable_difference(sd, diffs.size, alpha=alpha, power=power)
         needed = stats.documents_needed(delta, sd, alpha=alpha, power=power)
-        if sd > 0:
-            simulated = stats.bootstrap_power(diffs, mdd, alpha=alpha, resamples=resamples,
-                                              seed=seed)
+        simulated = stats.bootstrap_power(diffs, mdd, alpha=alpha, resamples=resamples,
+                                          seed=seed)
     mean = float(diffs.mean()) if diffs.size else None
-    return PairPower(a, b, relation, int(diffs.size), mean, sd, mdd, needed, simulated)
+    return PairPower(a, b, relation, int(diffs.size), mean, sd, mdd, needed, simulated, why)
+
+
+def _figures(sd: float | None, n: int, *, delta: float, alpha: float,
+             power: float) -> tuple[float | None, int | None]:
+    """(MDD on ``n`` documents, documents needed for ``delta``) of ``sd``; both ``None``
+    when ``sd`` is undefined or 0."""
+    if sd is None or sd <= stats.TIE:
+        return None, None
+    return (stats.min_detectable_difference(sd, n, alpha=alpha, power=power),
+            stats.documents_needed(delta, sd, alpha=alpha, power=power))
 
 
 def analyse(run: Any, *, sd: float | None = None, delta: float = 0.01,
@@ -167,20 +194,25 @@ def analyse(run: Any, *, sd: float | None = None, delta: float = 0.01,
                   for a, b, relation in listed_pairs(order))
     pooled = [_sd(stats.paired_differences(run.document_scores(a), run.document_scores(b)))
               for a, b in itertools.combinations(order, 2)]
-    defined = [v for v in pooled if v is not None]
+    every = [v for v in pooled if v is not None]
+    adjacent = [p.sd for p in pairs if "adjacent" in p.relation and p.sd is not None]
     if sd is not None:
         chosen, source = float(sd), "given"
-    elif defined:
-        chosen, source = float(np.median(defined)), f"median of {len(defined)} pair(s)"
+    elif adjacent:
+        chosen = float(np.median(adjacent))
+        source = f"median of {len(adjacent)} adjacent pair(s)"
     else:
         chosen, source = None, "undefined: fewer than two scored systems"
+    if chosen is not None and chosen <= stats.TIE:
+        source += "; undefined: the sd is 0"
     n = len(run.documents)
-    mdd = None if chosen is None else stats.min_detectable_difference(
-        chosen, n, alpha=alpha, power=power)
-    needed = None if chosen is None else stats.documents_needed(
-        delta, chosen, alpha=alpha, power=power)
+    mdd, needed = _figures(chosen, n, delta=delta, alpha=alpha, power=power)
+    sd_all = float(np.median(every)) if every else None
+    mdd_all, needed_all = _figures(sd_all, n, delta=delta, alpha=alpha, power=power)
     return PowerAnalysis(
         version=run.version, documents=n, alpha=alpha, power=power, delta=delta,
-        sd=chosen, sd_source=source, pairs_pooled=len(defined), mdd=mdd, needed=needed,
+        sd=chosen, sd_source=source, pairs_pooled=len(adjacent), mdd=mdd, needed=needed,
         pairs=pairs, resamples=resamples, seed=seed,
-        signature=with_bootstrap(run.signature, resamples=resamples, seed=seed))
+        signature=with_bootstrap(run.signature, resamples=resamples, seed=seed),
+        sd_all_pairs=sd_all, mdd_all_pairs=mdd_all, needed_all_pairs=needed_all,
+        pairs_all=len(every))

@@ -82,7 +82,8 @@ def signed(value: float | None) -> str:
     """A difference in [-1, 1] as signed percentage points (``0.012 -> "+1.20"``)."""
     if value is None or math.isnan(value):
         return NONE
-    return f"{100.0 * value:+.2f}"
+    text = f"{100.0 * value:+.2f}"
+    return "+0.00" if text == "-0.00" else text
 
 
 def bracket(low: float | None, high: float | None, show: Callable[[float | None], str]) -> str:
@@ -161,44 +162,61 @@ def render_matrix(run: Any, fmt: str) -> str:
 
 
 def render_leaderboard(board: Leaderboard, fmt: str) -> str:
-    """Rank, system, score with its interval, micro P/R/F1, coverage, tie mark; breakdowns.
+    """Rank, system, score with its interval, the gap to the leader with its interval,
+    adjusted p-value and paired documents, the tie decision that follows from them,
+    micro P/R/F1 and coverage; breakdowns.
 
-    Scores, intervals and P/R/F1 are percentages with 2 decimals; ``≈`` marks a system
-    whose gap to the leader is not significant at ``board.alpha``.
+    Scores, intervals and P/R/F1 are percentages with 2 decimals, gaps signed points;
+    ``≈`` marks a system whose gap to the leader is not significant at ``board.alpha``,
+    an empty cell one that is behind, ``–`` a row without a decision (its reason in a
+    note), ``*`` a decision within Monte Carlo error of alpha, ``(few)`` a system scored
+    on far fewer documents than the others.
     """
     _check(fmt)
     if fmt == "json":
         return _json(dict(_plain(board), warning=board.warning))
-    level = f"{100 * board.confidence:g}% CI (%)"
-    headers = ("rank", "system", "score (%)", level, "P (%)", "R (%)", "F1 (%)",
-               "scored", "parse failures", "missing", f"{TIE} leader")
+    level = f"{100 * board.confidence:g}%"
+    p_head = "p (Holm)" if board.correction == "holm" else "p"
+    headers = ("rank", "system", "score (%)", f"{level} CI (%)", "gap (points)",
+               f"gap {level} CI", p_head, "paired", f"{TIE} leader", "P (%)", "R (%)",
+               "F1 (%)", "scored", "parse failures", "missing")
     shown, raw = [], []
     for row in board.rows:
         micro = row.micro
         rates = (None, None, None) if micro is None else (micro.precision, micro.recall, micro.f1)
         cov = row.coverage
+        gap = row.gap
+        behind = _behind(gap)
+        gap_cells = (signed(behind[0]), bracket(behind[1], behind[2], signed))
         shown.append((
             str(row.rank), row.system, percent(row.score),
-            bracket(row.low, row.high, percent), *(percent(r) for r in rates),
-            f"{cov.scored}/{cov.documents}", str(cov.parse_failures), str(cov.missing),
-            TIE if row.tie else "",
+            bracket(row.low, row.high, percent), *gap_cells,
+            _p_text(row.p_adjusted), "" if row.rank == 1 else str(row.paired),
+            _decision_mark(row), *(percent(r) for r in rates),
+            f"{cov.scored}/{cov.documents}" + (" (few)" if row.few_documents else ""),
+            str(cov.parse_failures), str(cov.missing),
         ))
         raw.append((
-            row.rank, row.system, row.score, row.low, row.high, *rates,
-            cov.scored, cov.parse_failures, cov.missing, row.tie,
+            row.rank, row.system, row.score, row.low, row.high, *behind,
+            None if gap is None else gap.p_value, row.p_adjusted,
+            None if row.rank == 1 else row.paired, row.decision, row.tie, row.near_alpha,
+            *rates, cov.scored, cov.parse_failures, cov.missing, row.few_documents,
         ))
     main = Table(
         title="",
         headers=headers,
         shown=tuple(shown),
         raw=tuple(raw),
-        align=("right", "left", *("right" for _ in range(8)), "left"),
+        align=("right", "left", "right", "right", "right", "right", "right", "right",
+               "left", *("right" for _ in range(6))),
         notes=leaderboard_notes(board),
     )
     if fmt == "csv":
         main = dataclasses.replace(main, headers=(
-            "rank", "system", "score", "ci_low", "ci_high", "precision", "recall", "f1",
-            "scored", "parse_failures", "missing", "tie_with_leader"))
+            "rank", "system", "score", "ci_low", "ci_high", "gap", "gap_low", "gap_high",
+            "p_value", "p_adjusted", "paired", "decision", "tie_with_leader", "near_alpha",
+            "precision", "recall", "f1", "scored", "parse_failures", "missing",
+            "few_documents"))
     tables = [main]
     if board.errors is not None:
         tables.append(_errors_table(board))
@@ -218,24 +236,67 @@ def render_leaderboard(board: Leaderboard, fmt: str) -> str:
     return _emit(tables, fmt, board.signature)
 
 
+def _behind(gap: stats.Difference | None) -> tuple[float | None, float | None, float | None]:
+    """A row's gap as system minus leader (estimate, low, high), ``0.0 - x`` so that a
+    zero bound is ``0.0``, never ``-0.0``; ``None`` where undefined."""
+    if gap is None:
+        return None, None, None
+
+    def flip(x: float | None) -> float | None:
+        return None if x is None else 0.0 - x
+
+    return flip(gap.estimate), flip(gap.high), flip(gap.low)
+
+
+def _p_text(p: float | None) -> str:
+    """A p-value with 3 significant digits (``0.0712``, ``0.000100``), ``–`` when None."""
+    return NONE if p is None else f"{p:.3g}"
+
+
+def _decision_mark(row: Any) -> str:
+    """``≈`` (tie), empty (behind or leader), ``–`` (no decision); ``*`` when near alpha."""
+    mark = {"tie": TIE, "none": NONE}.get(row.decision, "")
+    return mark + ("*" if row.near_alpha else "")
+
+
 def leaderboard_notes(board: Leaderboard) -> tuple[str, ...]:
-    """The lines under the leaderboard: what ``≈`` means (test, correction), the
-    documents the comparisons rest on, and the small-sample warning when it applies."""
+    """The lines under the leaderboard: how the gaps are tested and what ``≈`` follows
+    from, the documents the comparisons rest on, every row without a decision and why,
+    flags, and the warnings."""
     compared = [row.paired for row in board.rows[1:] if row.gap is not None]
-    if len(compared) > 1:
-        how = (f"after Holm's correction for {len(compared)} comparisons with the leader"
-               if board.correction == "holm" else "without correction (--no-correction)")
+    tested = [row for row in board.rows[1:] if row.gap is not None and row.gap.test]
+    if len(tested) > 1:
+        how = (f"Holm-adjusted for {len(tested)} comparisons with the leader"
+               if board.correction == "holm" else "not corrected (--no-correction)")
     else:
-        how = "one comparison, no correction needed" if compared else "no comparison"
+        how = "one comparison, no correction needed" if tested else "no comparison"
+    exact = sum(1 for row in tested if row.gap.test.exact)
+    patterns = (f"{board.permutations} random sign patterns, seed {board.seed}"
+                if exact < len(tested) else "")
+    if exact:
+        patterns = (f"exact over every sign pattern for {exact} comparison(s)"
+                    + (f", {patterns} for the rest" if patterns else ""))
     low, high = (min(compared), max(compared)) if compared else (board.documents,) * 2
     rests = f"{low}" if low == high else f"{low} to {high}"
+    level = f"{100 * board.confidence:g}%"
     lines = [
-        f"{TIE}: gap to the leader not significant at {100 * board.alpha:g}%, {how}; "
-        f"paired bootstrap over documents, {board.resamples} resamples, seed {board.seed}.",
-        f"Intervals and gaps rest on {rests} documents (of {board.documents}).",
+        f"Gap: system minus leader, in points. p: two-sided paired sign-flip permutation "
+        f"test of the per-document differences on the paired documents ({patterns}), "
+        f"{how}. {TIE}: p >= {board.alpha:g}, the gap is not significant at "
+        f"{100 * board.alpha:g}%; empty: it is; {NONE}: no decision (below).",
+        f"Intervals: {level} bootstrap percentile intervals over documents, "
+        f"{board.resamples} resamples, seed {board.seed} (paired draws for the gap). "
+        f"Gaps rest on {rests} paired documents (of {board.documents}).",
     ]
-    if board.warning:
-        lines.append(board.warning)
+    lines.extend(f"{NONE} {row.system}: no decision: {row.reason}."
+                 for row in board.rows if row.decision == "none")
+    if any(row.near_alpha for row in board.rows):
+        lines.append(f"*: within Monte Carlo error of {100 * board.alpha:g}% (3 standard "
+                     "errors): another seed may change this decision; raise --permutations.")
+    if any(row.few_documents for row in board.rows):
+        lines.append("(few): scored on fewer than half as many documents as the "
+                     "best-covered system; its score and rank rest on those documents only.")
+    lines.extend(board.warnings)
     return tuple(lines)
 
 
@@ -283,11 +344,20 @@ def render_power(analysis: PowerAnalysis, fmt: str) -> str:
     z_text = (f"at {100 * a.power:g}% power and {100 * a.alpha:g}% significance "
               f"(two-sided)")
     sd = NONE if a.sd is None else f"{100 * a.sd:.2f}"
+    mdd = "undefined" if a.mdd is None else f"{_points(a.mdd)} points"
     lines = [
         f"On {a.documents} documents, {z_text}: the smallest detectable difference is "
-        f"{_points(a.mdd)} points (sd of per-document differences {sd} points, "
-        f"{a.sd_source}).",
-        f"Documents needed to detect {100 * a.delta:g} point(s): {number(a.needed)}.",
+        f"{mdd} (sd of per-document differences {sd} points, {a.sd_source}).",
+        f"Documents needed to detect {100 * a.delta:g} point(s): "
+        f"{'undefined' if a.needed is None else a.needed}.",
+        "Headline: " + ("the sd given (--sd)." if a.sd_source == "given" else
+                        "the median sd of the adjacent-rank pairs, the comparisons a "
+                        "ranking rests on.")
+        + ("" if a.sd_all_pairs is None else
+           f" Over all {a.pairs_all} pairs of systems: sd {100 * a.sd_all_pairs:.2f} "
+           f"points, MDD {_points(a.mdd_all_pairs)} points, "
+           f"{number(a.needed_all_pairs)} documents for {100 * a.delta:g} point(s).")
+        + " Each listed pair's own figures are in the table below.",
         "Formula (normal approximation of the paired t-test; Chow, Shao & Wang 2008, "
         "§3.1): MDD = (z_{1-α/2} + z_{1-β}) σ_d / √n, n = ((z_{1-α/2} + z_{1-β}) σ_d / δ)².",
         f"Simulated power: the pair's differences centred on its MDD, {a.resamples} "
@@ -303,7 +373,8 @@ def render_power(analysis: PowerAnalysis, fmt: str) -> str:
         headers=("a", "b", "pair", "docs", "a - b (points)", "sd (points)", "MDD (points)",
                  f"docs for {100 * a.delta:g} pt", "simulated power"),
         shown=tuple((p.a, p.b, p.relation, str(p.documents), signed(p.mean_difference),
-                     _points(p.sd), _points(p.mdd), number(p.needed),
+                     _points(p.sd), "undefined" if p.undefined else _points(p.mdd),
+                     "undefined" if p.undefined else number(p.needed),
                      NONE if p.simulated_power is None else f"{p.simulated_power:.3f}")
                     for p in a.pairs),
         raw=tuple((p.a, p.b, p.relation, p.documents, p.mean_difference, p.sd, p.mdd,
@@ -390,22 +461,33 @@ def render_diff(result: Diff, fmt: str) -> str:
         data["fields"] = None if result.fields is None else [
             dict(_plain(f), change=f.change) for f in result.fields]
         data["flipped"] = [dict(_plain(f), change=f.change) for f in result.flipped]
-        data["change"]["significant"] = result.change.significant()
+        data["change"]["significant"] = result.change.significant(result.alpha)
         data["warning"] = result.warning
         return _json(data)
     change = result.change
-    p_text = NONE if change.p_value is None else f"{change.p_value:.3f}"
-    verdict = "significant" if change.significant() else "not significant"
+    p_text = NONE if change.p_value is None else f"{change.p_value:.3g}"
+    alpha = result.alpha
+    verdict = ("significant" if change.significant(alpha) else "not significant")
+    test = change.test
+    how = ("" if test is None else
+           "paired sign-flip test, exact; " if test.exact else
+           f"paired sign-flip test, {test.patterns} random sign patterns; ")
     summary = (
         f"{result.base} {percent(result.base_score)} → {result.head} "
         f"{percent(result.head_score)}: change {signed(change.estimate)} points, "
-        f"95% CI {bracket(change.low, change.high, signed)}, p = {p_text} ({verdict} at 5%), "
+        f"95% bootstrap percentile interval {bracket(change.low, change.high, signed)}, "
+        f"p = {p_text} ({how}{verdict} at {100 * alpha:g}%), "
         f"on {result.documents} documents scored on both sides."
     )
-    decision = (
-        f"Regression: {'yes' if result.regression else 'no'} "
-        f"(tolerance {100 * result.tolerance:g} points)."
-    )
+    tolerance = f"tolerance {100 * result.tolerance:g} points"
+    if result.regression:
+        why = f"a drop beyond the {tolerance}, significant at {100 * alpha:g}%"
+    elif result.drop:
+        why = (f"a drop beyond the {tolerance}, but not significant at {100 * alpha:g}% "
+               f"(p = {p_text}); --fail-on-any-drop fails on it")
+    else:
+        why = f"no drop beyond the {tolerance}"
+    decision = f"Regression: {'yes' if result.regression else 'no'} ({why})."
     flipped = Table(
         title="Flipped documents",
         headers=("document", "base (%)", "head (%)", "change (points)"),

@@ -154,7 +154,14 @@ def build_summary(
         s: {"low": rows[s].low, "high": rows[s].high, "rank": rows[s].rank,
             "tie_with_leader": rows[s].tie,
             "p_value": None if rows[s].gap is None else rows[s].gap.p_value,
-            "p_holm": rows[s].p_adjusted, "paired_documents": rows[s].paired}
+            "p_holm": rows[s].p_adjusted, "paired_documents": rows[s].paired,
+            "gap": None if rows[s].gap is None else 0.0 - rows[s].gap.estimate,
+            "gap_low": None if rows[s].gap is None or rows[s].gap.high is None
+            else 0.0 - rows[s].gap.high,
+            "gap_high": None if rows[s].gap is None or rows[s].gap.low is None
+            else 0.0 - rows[s].gap.low,
+            "decision": rows[s].decision, "reason": rows[s].reason,
+            "near_alpha": rows[s].near_alpha, "few_documents": rows[s].few_documents}
         for s in run.systems
     }
     return {
@@ -185,10 +192,12 @@ def build_summary(
 def _power(run: Run, resamples: int, seed: int) -> dict[str, Any]:
     """``power``: the benchmark's MDD and documents needed for 1 and 0.5 points."""
     analysis = power_mod.analyse(run, resamples=resamples, seed=seed)
-    half = None if analysis.sd is None else stats.documents_needed(0.005, analysis.sd)
+    half = (None if analysis.sd is None or analysis.sd <= stats.TIE
+            else stats.documents_needed(0.005, analysis.sd))
     return {
         "documents": analysis.documents, "alpha": analysis.alpha, "power": analysis.power,
         "sd": analysis.sd, "sd_source": analysis.sd_source, "mdd": analysis.mdd,
+        "sd_all_pairs": analysis.sd_all_pairs, "mdd_all_pairs": analysis.mdd_all_pairs,
         "documents_needed": {"0.01": analysis.needed, "0.005": half},
         "pairs": [dataclasses.asdict(p) for p in analysis.pairs],
     }

@@ -12,6 +12,13 @@ documents that it has a score for, exactly as its point estimate is taken over a
 scored documents; a draw holding none of them gives no value for that system and is left
 out of its interval (and, for a difference, out of that pair's distribution).
 
+The paired *test* behind "tied with the leader" and "significant change" is not read off
+the bootstrap replicates (whose percentile-interval p-value is anti-conservative on few
+documents): it is the sign-flip permutation test of the per-document differences
+(:func:`sign_flip_test`) [7]_, exact over every sign pattern when there are at most
+``permutations`` of them, else approximate over random ones with its Monte Carlo error
+[8]_. The bootstrap stays for the intervals.
+
 Also here: the Holm correction of several tests against one leader [4]_, and the power
 of a paired comparison (:func:`min_detectable_difference`, :func:`documents_needed`,
 :func:`bootstrap_power`) [5]_ [6]_; these use ``scipy.stats.norm`` for normal quantiles.
@@ -33,6 +40,13 @@ References
 .. [6] J. Cohen, *Statistical Power Analysis for the Behavioral Sciences*, 2nd ed.,
    Lawrence Erlbaum, 1988, ch. 2 (the paired t-test as a one-sample test of the
    differences, effect size ``d = delta / sigma_d``).
+.. [7] E. W. Noreen, *Computer-Intensive Methods for Testing Hypotheses*, Wiley, 1989,
+   ch. 2-3: approximate randomization; the paired sign-flip (randomization) test, exact
+   over all sign patterns or approximate over random ones, p-value
+   ``(count + 1) / (patterns + 1)`` for random patterns.
+.. [8] P. H. Westfall and S. S. Young, *Resampling-Based Multiple Testing*, Wiley, 1993,
+   §2.2: the Monte Carlo standard error of a resampled p-value,
+   ``sqrt(p (1 - p) / patterns)``.
 """
 
 from __future__ import annotations
@@ -62,6 +76,19 @@ SMALL_SAMPLE = 10
 #: Power and two-sided significance level of the power analysis when none are given.
 DEFAULT_POWER = 0.8
 DEFAULT_ALPHA = 0.05
+#: Random sign patterns of the paired sign-flip test when none are given (the test is
+#: exact, over every pattern, when there are at most this many). 10,000 keeps the Monte
+#: Carlo standard error of a p-value near 0.05 at 0.0022.
+DEFAULT_PERMUTATIONS = 10_000
+#: Most sign patterns accepted (``--permutations``); drawn a block at a time.
+MAX_PERMUTATIONS = 1_000_000
+#: Below this many paired documents no tie/significance decision is made: the sign-flip
+#: test's smallest two-sided p-value on n documents is ``2 / 2**n``, 0.0625 at n = 5,
+#: so fewer documents can never reject at 5%.
+MIN_PAIRED = 6
+#: A decision is "within Monte Carlo error" of alpha when moving every p-value by this
+#: many standard errors [8]_ (then correcting) could change it.
+MC_Z = 3.0
 
 
 @dataclass(frozen=True)
@@ -79,18 +106,43 @@ class Interval:
 
 
 @dataclass(frozen=True)
+class SignFlip:
+    """The result of :func:`sign_flip_test`.
+
+    ``p_value`` in (0, 1]: two-sided p-value of "the per-document differences are
+    symmetric about 0" (no difference); ``documents``: paired documents tested;
+    ``informative``: those whose difference is not 0 (only they change under a sign
+    flip); ``exact``: True when every one of the ``2**informative`` sign patterns was
+    evaluated, ``patterns`` then being that number, else the random patterns drawn;
+    ``mc_error``: the Monte Carlo standard error of ``p_value`` (0 when exact) [8]_;
+    ``smallest_p``: the smallest p-value this test could have given.
+    """
+
+    p_value: float
+    documents: int
+    informative: int
+    exact: bool
+    patterns: int
+    mc_error: float
+    smallest_p: float
+
+
+@dataclass(frozen=True)
 class Difference:
     """A paired difference ``a - b``, its percentile interval and a two-sided p-value.
 
     ``estimate`` is the difference of the two point estimates; ``low``/``high`` the
-    percentile interval of the paired draws; ``p_value`` in (0, 1], ``None`` (with the
-    bounds) when no draw gave both systems a value.
+    bootstrap percentile interval of the paired draws; ``p_value`` in (0, 1], ``None``
+    (with the bounds) when no draw gave both systems a value. ``test`` is the paired
+    sign-flip test the p-value comes from (:func:`paired_comparison`), ``None`` when the
+    p-value is the bootstrap's own (:func:`paired_difference`) or undefined.
     """
 
     estimate: float
     low: float | None
     high: float | None
     p_value: float | None
+    test: SignFlip | None = None
 
     def significant(self, alpha: float = 0.05) -> bool:
         """True when ``p_value < alpha``; an undefined p-value is never significant."""
@@ -311,6 +363,7 @@ def mean_difference(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     confidence: float = DEFAULT_CONFIDENCE,
+    permutations: int = DEFAULT_PERMUTATIONS,
 ) -> Difference:
     """Change of the macro mean from ``base`` to ``head``, paired over documents.
 
@@ -319,40 +372,46 @@ def mean_difference(
     base, head : lists of n_documents floats in [0, 1] or None
         Document scores in the same document order; ``None`` is a document not scored
         for that side, left out of that side's mean (module docstring).
-    resamples, seed, confidence
-        As :func:`bootstrap_macro` and :func:`percentile_interval`.
+    resamples, seed, confidence, permutations
+        As :func:`bootstrap_macro`, :func:`percentile_interval` and
+        :func:`sign_flip_test` (which ``seed`` also seeds).
 
     Returns
     -------
     Difference
-        ``head - base``: estimate from the two means over the scored documents, interval
-        and p-value from :func:`paired_difference`. If either side has no scored
-        document, the estimate is ``NaN`` and the rest ``None``.
+        ``head - base``: estimate from the two means over the scored documents, the
+        bootstrap percentile interval and the sign-flip p-value of
+        :func:`paired_comparison`. If either side has no scored document, the estimate
+        is ``NaN`` and the rest ``None``.
 
     Raises
     ------
     ValueError
-        If the lists differ in length or are empty, or ``resamples < 1``.
+        If the lists differ in length or are empty, ``resamples < 1`` or
+        ``permutations`` is out of range.
     """
     matrix = score_matrix([list(base), list(head)])
     if np.isnan(matrix).all(axis=1).any():
         return Difference(float("nan"), None, None, None)
     estimate = float(np.nanmean(matrix[1]) - np.nanmean(matrix[0]))
     samples = bootstrap_macro(matrix, resamples=resamples, seed=seed)
-    return paired_difference(samples[1], samples[0], estimate, confidence=confidence)
+    return paired_comparison(head, base, samples[1], samples[0], estimate,
+                             confidence=confidence, permutations=permutations, seed=seed)
 
 
-def small_sample_warning(n_documents: int) -> str | None:
+def small_sample_warning(n_documents: int, unit: str = "document(s)") -> str | None:
     """The warning line for intervals and p-values resting on ``n_documents`` documents.
 
     Returns ``None`` at ``SMALL_SAMPLE`` (10) documents or more, else one line saying
-    that the percentile bootstrap is unreliable at that size (its intervals are too
-    narrow on few documents [1]_, ch. 13).
+    that the percentile bootstrap intervals are unreliable at that size (too narrow on
+    few documents [1]_, ch. 13); the sign-flip p-values stay valid but coarse. ``unit``
+    names what is counted (``"paired document(s)"`` for a gap).
     """
     if n_documents >= SMALL_SAMPLE:
         return None
-    return (f"warning: only {n_documents} document(s), fewer than {SMALL_SAMPLE}: "
-            "bootstrap intervals and p-values are unreliable at this size")
+    return (f"warning: only {n_documents} {unit}, fewer than {SMALL_SAMPLE}: "
+            "bootstrap intervals are unreliable at this size (too narrow) and p-values "
+            "coarse")
 
 
 def holm(p_values: Sequence[float | None]) -> tuple[float | None, ...]:
@@ -380,6 +439,186 @@ def holm(p_values: Sequence[float | None]) -> tuple[float | None, ...]:
         running = max(running, min(1.0, (k - rank) * p))
         out[index] = running
     return tuple(out)
+
+
+def smallest_p(informative: int, permutations: int) -> float:
+    """The smallest p-value :func:`sign_flip_test` can give.
+
+    ``informative`` nonzero differences (>= 0) and ``permutations`` >= 1: exact
+    enumeration (``2**informative <= permutations``) gives ``2 / 2**informative`` (the
+    observed pattern and its mirror image are always as extreme; 1 with no nonzero
+    difference), random patterns ``1 / (permutations + 1)`` [7]_.
+    """
+    if informative == 0:
+        return 1.0
+    if informative < 63 and 2 ** informative <= permutations:
+        return 2.0 / 2 ** informative
+    return 1.0 / (permutations + 1)
+
+
+def permutations_needed(comparisons: int, alpha: float = DEFAULT_ALPHA) -> int:
+    """The fewest random sign patterns with which ``comparisons`` Holm-corrected tests can
+    reach ``alpha``: the smallest ``R`` with ``comparisons / (R + 1) < alpha`` (the
+    smallest adjusted p-value is ``comparisons`` times the smallest raw one, [4]_ [7]_).
+
+    ``comparisons`` >= 1, ``alpha`` in (0, 1); raises ``ValueError`` otherwise.
+
+    >>> permutations_needed(5, 0.05)
+    100
+    """
+    if comparisons < 1:
+        raise ValueError(f"comparisons={comparisons} must be at least 1")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha={alpha} must be between 0 and 1")
+    count = max(1, math.floor(comparisons / alpha) - 2)
+    while comparisons / (count + 1) >= alpha:
+        count += 1
+    return count
+
+
+def sign_flip_test(differences: Sequence[float] | np.ndarray, *,
+                   permutations: int = DEFAULT_PERMUTATIONS,
+                   seed: int = DEFAULT_SEED) -> SignFlip:
+    """Two-sided paired sign-flip (randomization) test of a mean difference of 0 [7]_.
+
+    Under "no difference" each document's difference ``d_i`` is as likely to have come
+    out ``-d_i``: the statistic ``|sum(d)|`` is compared with ``|sum(s_i d_i)|`` over sign
+    patterns ``s`` in {-1, +1}^n. Documents with ``d_i == 0`` (within ``TIE``) do not
+    change under a flip and are left out of the patterns.
+
+    - **Exact** when ``2**k <= permutations`` (``k`` the nonzero differences): every
+      pattern is evaluated, ``p = #{patterns as extreme} / 2**k``.
+    - **Approximate randomization** otherwise: ``permutations`` random patterns from
+      ``numpy.random.default_rng(seed)``, ``p = (#{as extreme} + 1) / (permutations + 1)``
+      (the observed pattern counted once [3]_ [7]_), Monte Carlo standard error
+      ``sqrt(p (1 - p) / permutations)`` [8]_.
+
+    "As extreme" is ``|sum(s d)| >= |sum(d)|`` up to ``1e-9`` of float noise.
+
+    Parameters
+    ----------
+    differences : sequence of n floats in [-1, 1]
+        Per-document differences over the paired documents (:func:`paired_differences`);
+        n may be 0 (p-value 1).
+    permutations : int, default=10000
+        Random patterns when not exact, 1..``MAX_PERMUTATIONS``.
+    seed : int, default=12345
+        Seeds the random patterns; the same seed gives the same p-value.
+
+    Returns
+    -------
+    SignFlip
+
+    Raises
+    ------
+    ValueError
+        If ``permutations`` is outside 1..``MAX_PERMUTATIONS`` or a difference is not
+        finite.
+    """
+    if not 1 <= permutations <= MAX_PERMUTATIONS:
+        raise ValueError(f"permutations={permutations} must be between 1 and "
+                         f"{MAX_PERMUTATIONS:,}")
+    d = np.asarray(differences, dtype=float).ravel()
+    if not np.isfinite(d).all():
+        raise ValueError("paired differences must be finite numbers")
+    nonzero = d[np.abs(d) > TIE]
+    k = int(nonzero.size)
+    floor = smallest_p(k, permutations)
+    if k == 0:
+        return SignFlip(1.0, int(d.size), 0, True, 1, 0.0, 1.0)
+    observed = abs(float(nonzero.sum())) - 1e-9
+    if k < 63 and 2 ** k <= permutations:
+        total = 2 ** k
+        bits = (np.arange(total, dtype=np.int64)[:, None] >> np.arange(k)) & 1
+        sums = np.abs((1 - 2 * bits).astype(float) @ nonzero)
+        count = int(np.count_nonzero(sums >= observed))
+        return SignFlip(count / total, int(d.size), k, True, total, 0.0, floor)
+    rng = np.random.default_rng(seed)
+    count = 0
+    step = max(1, _DRAW_BLOCK // k)
+    for start in range(0, permutations, step):
+        rows = min(step, permutations - start)
+        signs = rng.integers(0, 2, size=(rows, k), dtype=np.int8) * 2 - 1
+        count += int(np.count_nonzero(np.abs(signs @ nonzero) >= observed))
+    p = (count + 1) / (permutations + 1)
+    error = math.sqrt(p * (1.0 - p) / permutations)
+    return SignFlip(p, int(d.size), k, False, permutations, error, floor)
+
+
+def adjust(p_values: Sequence[float | None], correction: str = "holm") -> tuple[float | None, ...]:
+    """``p_values`` after ``correction``: ``"holm"`` (:func:`holm`) or ``"none"`` (as given).
+
+    Raises ``ValueError`` for another correction.
+    """
+    if correction == "holm":
+        return holm(p_values)
+    if correction == "none":
+        return tuple(p_values)
+    raise ValueError(f"correction={correction!r} is not 'holm' or 'none'")
+
+
+def near_alpha(tests: Sequence[SignFlip | None], alpha: float,
+               correction: str = "holm") -> tuple[bool, ...]:
+    """Which corrected decisions lie within Monte Carlo error of ``alpha``.
+
+    Every raw p-value is moved down, then up, by ``MC_Z`` of its standard errors (exact
+    tests do not move) and corrected again; a decision (adjusted p < ``alpha``) that is
+    not the same at both ends is within Monte Carlo error: another seed may change it.
+    ``None`` entries (no test) are never near. Raises as :func:`adjust`.
+    """
+    low = adjust([None if t is None else max(0.0, t.p_value - MC_Z * t.mc_error)
+                  for t in tests], correction)
+    high = adjust([None if t is None else min(1.0, t.p_value + MC_Z * t.mc_error)
+                   for t in tests], correction)
+    return tuple(a is not None and b is not None and (a < alpha) != (b < alpha)
+                 for a, b in zip(low, high, strict=True))
+
+
+def paired_comparison(
+    a: Sequence[float | None],
+    b: Sequence[float | None],
+    samples_a: np.ndarray | None,
+    samples_b: np.ndarray | None,
+    estimate: float,
+    *,
+    confidence: float = DEFAULT_CONFIDENCE,
+    permutations: int = DEFAULT_PERMUTATIONS,
+    seed: int = DEFAULT_SEED,
+) -> Difference:
+    """The paired difference ``a - b``: bootstrap percentile interval, sign-flip p-value.
+
+    Parameters
+    ----------
+    a, b : sequences of n_documents floats in [0, 1] or None
+        Document scores in the same order; the test uses the documents scored for both.
+    samples_a, samples_b : ndarray of shape (resamples,), or None
+        Two rows of one :func:`bootstrap_macro` call; ``None`` leaves the interval out.
+    estimate : float
+        ``a - b`` on the full sample, in [-1, 1].
+    confidence, permutations, seed
+        As :func:`percentile_interval` and :func:`sign_flip_test`.
+
+    Returns
+    -------
+    Difference
+        ``p_value`` and ``test`` from :func:`sign_flip_test` [7]_; ``None`` (with
+        ``test``) when no document is scored for both.
+
+    Raises
+    ------
+    ValueError
+        As :func:`paired_differences`, :func:`percentile_interval`, :func:`sign_flip_test`.
+    """
+    low = high = None
+    if samples_a is not None and samples_b is not None:
+        if samples_a.shape != samples_b.shape:
+            raise ValueError("paired samples must come from the same draws")
+        low, high = percentile_interval(samples_a - samples_b, confidence=confidence)
+    diffs = paired_differences(a, b)
+    if diffs.size == 0:
+        return Difference(estimate, low, high, None)
+    test = sign_flip_test(diffs, permutations=permutations, seed=seed)
+    return Difference(estimate, low, high, test.p_value, test)
 
 
 def paired_differences(a: Sequence[float | None], b: Sequence[float | None]) -> np.ndarray:
@@ -555,3 +794,55 @@ def bootstrap_power(differences: np.ndarray, shift: float, *, n: int | None = No
         statistic = np.abs(means) / (spread / math.sqrt(size))
     reject = np.where(spread > TIE, statistic > critical, np.abs(means) > TIE)
     return float(reject.mean())
+
+
+def null_rejection_rate(differences: Sequence[float] | np.ndarray, n: int, *,
+                        trials: int = 200, alpha: float = DEFAULT_ALPHA,
+                        permutations: int = DEFAULT_PERMUTATIONS,
+                        seed: int = DEFAULT_SEED) -> float:
+    """Share of null benchmarks on which :func:`sign_flip_test` rejects at ``alpha``.
+
+    A calibration check of the paired test on a real benchmark's spread [7]_: each of
+    ``trials`` null benchmarks draws ``n`` of the observed per-document differences
+    without replacement and gives each a random sign, so the true mean difference is 0
+    and the differences keep their real sizes, skew and zeros. A calibrated test rejects
+    on at most about ``alpha`` of them. Trial ``t`` uses ``default_rng([seed, t])`` for
+    its documents and signs and seed ``seed + t`` for its test, so the rate is
+    deterministic for a seed.
+
+    Parameters
+    ----------
+    differences : sequence of floats in [-1, 1]
+        Observed per-document differences of one pair (:func:`paired_differences`).
+    n : int
+        Documents per null benchmark, 1..len(differences).
+    trials : int, default=200
+        Null benchmarks, >= 1.
+    alpha, permutations, seed
+        As :func:`sign_flip_test`; ``alpha`` in (0, 1).
+
+    Returns
+    -------
+    float in [0, 1]
+
+    Raises
+    ------
+    ValueError
+        If ``n`` or ``trials`` is out of range, alpha outside (0, 1), or as
+        :func:`sign_flip_test`.
+    """
+    d = np.asarray(differences, dtype=float).ravel()
+    if not 1 <= n <= d.size:
+        raise ValueError(f"n={n} must be between 1 and {d.size}")
+    if trials < 1:
+        raise ValueError(f"trials={trials} must be at least 1")
+    if not 0.0 < alpha < 1.0:
+        raise ValueError(f"alpha={alpha} must be between 0 and 1")
+    rejected = 0
+    for trial in range(trials):
+        rng = np.random.default_rng([seed, trial])
+        chosen = d[rng.permutation(d.size)[:n]]
+        signs = rng.integers(0, 2, size=n) * 2 - 1
+        test = sign_flip_test(chosen * signs, permutations=permutations, seed=seed + trial)
+        rejected += test.p_value < alpha
+    return rejected / trials

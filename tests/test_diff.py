@@ -43,9 +43,24 @@ def test_a_document_scored_on_one_side_only_flips():
     assert compare(run, "base", run, "head").flipped == (Flip("d2", None, 0.8),)
 
 
-def test_a_drop_beyond_the_tolerance_is_a_regression():
+def test_a_drop_beyond_the_tolerance_is_a_drop():
     run = run_of({"base": [0.9, 0.9], "head": [0.8, 0.9]})
-    assert compare(run, "base", run, "head", tolerance=0.01).regression is True
+    assert compare(run, "base", run, "head", tolerance=0.01).drop is True
+
+
+def test_a_drop_the_paired_test_cannot_call_significant_is_not_a_regression():
+    # 2 documents: the exact sign-flip p-value is at least 2 / 2**1 = 1 here.
+    run = run_of({"base": [0.9, 0.9], "head": [0.8, 0.9]})
+    result = compare(run, "base", run, "head", tolerance=0.01)
+    assert (result.drop, result.change.p_value, result.regression) == (True, 1.0, False)
+
+
+def test_a_significant_drop_beyond_the_tolerance_is_a_regression():
+    # 8 documents, each 10 points down: exact p = 2 / 2**8 = 0.0078125 < 0.05.
+    base = [0.9, 0.8, 0.95, 0.7, 0.85, 0.9, 0.6, 0.75]
+    run = run_of({"base": base, "head": [x - 0.1 for x in base]})
+    result = compare(run, "base", run, "head", tolerance=0.01)
+    assert (result.change.p_value, result.regression) == (2 / 256, True)
 
 
 def test_a_drop_within_the_tolerance_is_not_a_regression():

@@ -36,8 +36,9 @@ def test_equal_scores_rank_by_system_name():
 def test_a_system_with_no_scored_document_ranks_last_without_interval():
     run = run_of({"gone": [None, None], "here": [0.1, 0.2]}, version="1.0")
     last = leaderboard(run).rows[-1]
-    assert (last.system, last.score, last.low, last.high, last.tie) == (
-        "gone", None, None, None, False)
+    assert (last.system, last.score, last.low, last.high, last.tie, last.decision) == (
+        "gone", None, None, None, None, "none")
+    assert last.reason == "no document scored"
 
 
 def test_the_score_interval_is_the_pinned_bootstrap_interval():
@@ -59,8 +60,8 @@ def test_a_system_identical_to_the_leader_is_tied_with_p_value_1():
 def test_a_system_20_points_behind_on_every_document_is_not_tied():
     worse = [0.1, 0.3, 0.5, 0.7, 0.0, 0.6, 0.8, 0.4]
     board = leaderboard(run_of({"best": [x + 0.2 for x in worse], "worse": worse}))
-    assert board.rows[1].tie is False
-    assert board.rows[1].gap.p_value == 2 / 1001
+    assert (board.rows[1].tie, board.rows[1].decision) == (False, "behind")
+    assert board.rows[1].gap.p_value == 2 / 256  # exact: 2 of the 2**8 sign patterns
 
 
 def test_micro_precision_recall_f1_come_from_counts_summed_over_documents():

@@ -7,10 +7,12 @@ import json
 
 import numpy as np
 import pytest
+from analysis_fakes import run_of
 from cli_helpers import REPO, invoke, make_benchmark
 from statsmodels.stats.power import NormalIndPower, TTestPower, normal_power
 
 import leafscore
+from leafscore import power as power_mod
 from leafscore import stats
 
 # (effect size d = delta / sd, alpha, power): three settings of the formula.
@@ -54,9 +56,31 @@ def test_one_point_with_a_5_point_sd_needs_197_documents():
     assert stats.documents_needed(0.01, 0.05) == 197
 
 
-def test_identical_systems_need_two_documents_and_detect_any_difference():
+def test_the_formula_at_zero_sd_gives_two_documents_and_an_mdd_of_0():
+    # The bare formula's limit; the power analysis reports it as undefined (below).
     assert stats.documents_needed(0.01, 0.0) == 2
     assert stats.min_detectable_difference(0.0, 50) == 0.0
+
+
+def test_identical_systems_have_an_undefined_mdd_and_documents_needed():
+    run = run_of({"a": [0.5, 0.9, 0.7], "b": [0.5, 0.9, 0.7]})
+    analysis = power_mod.analyse(run)
+    (pair,) = analysis.pairs
+    assert (pair.sd, pair.mdd, pair.needed) == (0.0, None, None)
+    assert pair.undefined == "the differences do not vary (sd 0): nothing to extrapolate from"
+    assert (analysis.mdd, analysis.needed) == (None, None)
+    assert analysis.sd_source.endswith("undefined: the sd is 0")
+
+
+def test_power_on_identical_systems_prints_undefined_not_0_or_2_documents(tmp_path):
+    labels = {f"d{i}": {"a": "x", "b": "y"} for i in range(4)}
+    same = {f"d{i}": {"a": "x", "b": "y" if i % 2 else "z"} for i in range(4)}
+    out = invoke("power", make_benchmark(tmp_path, labels, {"s1": same, "s2": same}),
+                 "--version", "2.0")
+    assert out.exit_code == 0
+    assert "the smallest detectable difference is undefined" in out.stdout
+    assert "Documents needed to detect 1 point(s): undefined." in out.stdout
+    assert "MDD 0.00" not in out.stdout and "nan" not in out.stdout.lower()
 
 
 def test_the_bootstrap_power_at_the_mdd_is_0_80_within_0_03_on_near_normal_differences():
@@ -84,12 +108,19 @@ def test_power_needs_a_positive_delta_and_power_between_0_and_1():
         stats.min_detectable_difference(0.1, 10, power=1.0)
 
 
-def test_the_sample_can_detect_25_33_points_and_needs_7701_documents_for_one():
+def test_the_sample_can_detect_27_97_points_and_needs_9391_documents_for_one():
     analysis = leafscore.evaluate(REPO, cache=False, keep_verdicts=False).power()
     assert analysis.documents == 12
-    assert analysis.sd_source == "median of 6 pair(s)"
-    assert round(100 * analysis.mdd, 2) == 25.33
-    assert analysis.needed == 7701
+    assert analysis.sd_source == "median of 3 adjacent pair(s)"
+    assert round(100 * analysis.mdd, 2) == 27.97
+    assert analysis.needed == 9391
+
+
+def test_the_sample_over_all_six_pairs_detects_25_33_points_and_needs_7701_documents():
+    analysis = leafscore.evaluate(REPO, cache=False, keep_verdicts=False).power()
+    assert analysis.pairs_all == 6
+    assert round(100 * analysis.mdd_all_pairs, 2) == 25.33
+    assert analysis.needed_all_pairs == 7701
     assert [(p.a, p.b, p.relation) for p in analysis.pairs] == [
         ("atlas", "beacon", "leader, adjacent"), ("atlas", "cobalt", "leader"),
         ("atlas", "drift", "leader"), ("beacon", "cobalt", "adjacent"),
@@ -107,7 +138,7 @@ def test_power_with_a_given_sd_of_10_points_on_12_documents_detects_8_09_points(
 
 def test_power_json_gives_fractions_and_the_pairs():
     data = json.loads(invoke("power", REPO, "--format", "json").stdout)
-    assert data["needed"] == 7701 and data["delta"] == 0.01
+    assert data["needed"] == 9391 and data["delta"] == 0.01
     assert len(data["pairs"]) == 5 and data["warning"] is None
 
 
@@ -119,13 +150,18 @@ def test_power_on_fewer_than_10_documents_carries_the_warning(tmp_path):
     assert "warning: only 4 document(s), fewer than 10" in out.stdout
 
 
-def test_docubench_under_2_0_detects_4_57_points_and_needs_1044_documents_for_one(shared):
+def test_docubench_under_2_0_detects_3_93_points_and_needs_774_documents_for_one(shared):
+    # The headline is the median sd of the 5 adjacent pairs (9.93 points); over all 15
+    # pairs it is 11.53 points: 4.57 points, 1044 documents (the old headline).
     run = leafscore.evaluate(shared / "docubench", version="2.0", keep_verdicts=False)
     analysis = run.power()
     assert analysis.documents == 50
-    assert round(100 * analysis.mdd, 2) == 4.57
-    assert analysis.needed == 1044
-    assert run.power(delta=0.005).needed == 4173
+    assert analysis.sd_source == "median of 5 adjacent pair(s)"
+    assert round(100 * analysis.mdd, 2) == 3.93
+    assert analysis.needed == 774
+    assert run.power(delta=0.005).needed == 3095
+    assert round(100 * analysis.mdd_all_pairs, 2) == 4.57
+    assert analysis.needed_all_pairs == 1044
     top = analysis.pairs[0]
     assert (top.a, top.b, round(100 * top.mdd, 2)) == (
         "docupipe_high", "docupipe_standard", 1.60)

@@ -42,23 +42,34 @@ def test_a_difference_prints_as_signed_points():
 
 
 def test_the_markdown_leaderboard_is_exactly_this():
+    # 3 documents: b's gap rests on 3 paired documents, too few for any decision.
     assert render.render_leaderboard(leaderboard(TWO), "md") == (
-        "|   rank | system   |   score (%) |       95% CI (%) |   P (%) |   R (%) |   F1 (%) |"
-        "   scored |   parse failures |   missing | ≈ leader   |\n"
-        "|-------:|:---------|------------:|-----------------:|--------:|--------:|---------:|"
-        "---------:|-----------------:|----------:|:-----------|\n"
-        "|      1 | a        |       75.00 | \\[50.00, 100.00] |       – |       – |        – |"
-        "      3/3 |                0 |         0 |            |\n"
-        "|      2 | b        |       58.33 |  \\[50.00, 75.00] |       – |       – |        – |"
-        "      3/3 |                0 |         0 | ≈          |\n"
+        "|   rank | system   |   score (%) |       95% CI (%) |   gap (points) |       gap 95% CI |"
+        "   p (Holm) |   paired | ≈ leader   |   P (%) |   R (%) |   F1 (%) |   scored |"
+        "   parse failures |   missing |\n"
+        "|-------:|:---------|------------:|-----------------:|---------------:|-----------------:|"
+        "-----------:|---------:|:-----------|--------:|--------:|---------:|---------:|"
+        "-----------------:|----------:|\n"
+        "|      1 | a        |       75.00 | \\[50.00, 100.00] |              – |                – |"
+        "          – |          |            |       – |       – |        – |      3/3 |"
+        "                0 |         0 |\n"
+        "|      2 | b        |       58.33 |  \\[50.00, 75.00] |         -16.67 | \\[-50.00, +0.00] |"
+        "          1 |        3 | –          |       – |       – |        – |      3/3 |"
+        "                0 |         0 |\n"
         "\n"
-        "≈: gap to the leader not significant at 5%, one comparison, no correction needed; "
-        "paired bootstrap over documents, 1000 resamples, seed 12345.\n"
+        "Gap: system minus leader, in points. p: two-sided paired sign-flip permutation test "
+        "of the per-document differences on the paired documents (exact over every sign "
+        "pattern for 1 comparison(s)), one comparison, no correction needed. ≈: p &gt;= 0.05, "
+        "the gap is not significant at 5%; empty: it is; –: no decision (below).\n"
         "\n"
-        "Intervals and gaps rest on 3 documents (of 3).\n"
+        "Intervals: 95% bootstrap percentile intervals over documents, 1000 resamples, seed "
+        "12345 (paired draws for the gap). Gaps rest on 3 paired documents (of 3).\n"
         "\n"
-        "warning: only 3 document(s), fewer than 10: bootstrap intervals and p-values are "
-        "unreliable at this size\n"
+        "– b: no decision: only 3 paired document(s), fewer than 6: no test on so few can "
+        "reach 5%.\n"
+        "\n"
+        "warning: only 3 document(s), fewer than 10: bootstrap intervals are unreliable at "
+        "this size (too narrow) and p-values coarse\n"
         "\n"
         "### By lang (score %)\n"
         "\n"
@@ -83,9 +94,11 @@ def test_every_text_leaderboard_ends_with_the_signature_line(fmt):
 
 def test_the_csv_leaderboard_keeps_unrounded_figures_and_ends_with_the_signature():
     lines = render.render_leaderboard(leaderboard(TWO), "csv").splitlines()
-    assert lines[0] == ("rank,system,score,ci_low,ci_high,precision,recall,f1,"
-                        "scored,parse_failures,missing,tie_with_leader")
-    assert lines[2] == "2,b,0.5833333333333334,0.5,0.75,,,,3,0,0,true"
+    assert lines[0] == ("rank,system,score,ci_low,ci_high,gap,gap_low,gap_high,p_value,"
+                        "p_adjusted,paired,decision,tie_with_leader,near_alpha,precision,"
+                        "recall,f1,scored,parse_failures,missing,few_documents")
+    assert lines[2] == ("2,b,0.5833333333333334,0.5,0.75,-0.16666666666666663,-0.5,0.0,"
+                        "1.0,1.0,3,none,,false,,,,3,0,0,false")
     assert lines[-1] == f"# {SIGNATURE}"
 
 
@@ -93,7 +106,10 @@ def test_the_json_leaderboard_has_sorted_keys_and_null_for_undefined():
     data = json.loads(render.render_leaderboard(leaderboard(TWO), "json"))
     assert list(data) == sorted(data)
     assert data["rows"][1]["micro"]["f1"] is None
-    assert data["rows"][1]["gap"]["p_value"] == 582 / 1001
+    # Exact sign-flip test: one of the 3 paired documents differs, so both of the
+    # 2**1 sign patterns are as extreme as the observed one.
+    assert data["rows"][1]["gap"]["p_value"] == 1.0
+    assert data["rows"][1]["tie"] is None
     assert data["signature"] == SIGNATURE
 
 
@@ -126,8 +142,9 @@ def test_control_characters_never_reach_a_terminal():
 def test_version_1_0_shows_precision_recall_f1_as_dashes():
     text = render.render_leaderboard(leaderboard(V1), "md")
     assert text.splitlines()[2] == (
-        "|      1 | a        |      100.00 | \\[100.00, 100.00] |       – |       – |        – |"
-        "      1/2 |                0 |         1 |            |")
+        "|      1 | a        |      100.00 | \\[100.00, 100.00] |              – |"
+        "                 – |          – |          |            |       – |       – |"
+        "        – |      1/2 |                0 |         1 |")
 
 
 def test_the_matrix_has_one_row_per_document_and_the_mean_row():
@@ -179,12 +196,13 @@ def test_the_diff_report_states_the_change_its_interval_and_the_decision():
     run = run_of({"base": [0.5, 0.5], "head": [0.5, 0.75]})
     text = render.render_diff(compare(run, "base", run, "head"), "md")
     assert (
-        "base 50.00 → head 62.50: change +12.50 points, 95% CI \\[+0.00, +25.00], "
-        "p = 0.533 (not significant at 5%), on 2 documents scored on both sides."
+        "base 50.00 → head 62.50: change +12.50 points, 95% bootstrap percentile interval "
+        "\\[+0.00, +25.00], p = 1 (paired sign-flip test, exact; not significant at 5%), on 2 "
+        "documents scored on both sides."
     ) in text
-    assert ("warning: only 2 document(s), fewer than 10: bootstrap intervals and p-values "
-            "are unreliable at this size") in text
-    assert "Regression: no (tolerance 0 points)." in text
+    assert ("warning: only 2 document(s), fewer than 10: bootstrap intervals are unreliable "
+            "at this size (too narrow) and p-values coarse") in text
+    assert "Regression: no (no drop beyond the tolerance 0 points)." in text
     assert "| d2         |      50.00 |      75.00 |            +25.00 |" in text
 
 

@@ -62,7 +62,9 @@ def test_a_system_20_points_better_on_every_document_is_significant():
     gap = stats.mean_difference(worse, better)
     assert gap.estimate == pytest.approx(0.2)
     assert gap.low == pytest.approx(0.2) and gap.high == pytest.approx(0.2)
-    assert gap.p_value == 2 / 1001
+    # Exact sign-flip test: 8 documents, all 20 points up; of the 2**8 sign patterns only
+    # the observed one and its mirror image are as extreme.
+    assert gap.p_value == 2 / 256
     assert gap.significant()
 
 
@@ -72,8 +74,9 @@ def test_a_small_mixed_change_has_a_pinned_interval_and_p_value():
     assert gap.estimate == pytest.approx(0.05625)
     assert gap.low == pytest.approx(-0.0125)
     assert gap.high == pytest.approx(0.125)
-    # 64 of the 1000 paired draws are <= 0 (checked in exact fractions): 2 * 65 / 1001
-    assert gap.p_value == 130 / 1001
+    # Differences +10, 0, -10, 0, +25, 0, +10, +10 points: 5 nonzero, exact test over
+    # 2**5 = 32 patterns, 10 of them with |sum| >= 45 points.
+    assert gap.p_value == 10 / 32
     assert not gap.significant()
 
 

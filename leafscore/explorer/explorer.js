@@ -192,11 +192,15 @@
       if (!filtered()) {
         const iv = SUMMARY.intervals[sys];
         return { s, score: SUMMARY.aggregates[sys], low: iv.low, high: iv.high,
-          rank: iv.rank, tie: iv.tie_with_leader, cover: SUMMARY.coverage[sys] };
+          rank: iv.rank, tie: iv.tie_with_leader, cover: SUMMARY.coverage[sys],
+          gap: iv.gap === undefined ? null : iv.gap, p: iv.p_holm,
+          paired: iv.paired_documents, decision: iv.decision || null,
+          reason: iv.reason || "" };
       }
       const values = [];
       for (const d of docs) if (DATA.scores[s][d] !== null) values.push(DATA.scores[s][d]);
-      return { s, score: mean(values), low: null, high: null, rank: 0, tie: null, cover };
+      return { s, score: mean(values), low: null, high: null, rank: 0, tie: null, cover,
+        gap: null, p: null, paired: null, decision: null, reason: "" };
     }).sort((a, b) => {
       if (!filtered()) return a.rank - b.rank;
       if ((a.score === null) !== (b.score === null)) return a.score === null ? 1 : -1;
@@ -241,6 +245,9 @@
         el("span", { text: "Score and interval" }),
         el("div", { class: "axis", "aria-hidden": "true" }, [
           el("span", { text: pct(axis.low) }), el("span", { text: pct(axis.high) })])]),
+      el("th", { class: "num", text: "Gap (points)", scope: "col" }),
+      el("th", { class: "num", text: "p (Holm)", scope: "col" }),
+      el("th", { class: "num", text: "Paired", scope: "col" }),
       el("th", { text: "Tie with leader", scope: "col" }),
       el("th", { class: "num", text: "Scored", scope: "col" }),
       el("th", { class: "num", text: "Parse failures", scope: "col" }),
@@ -248,8 +255,8 @@
     ])]));
     const body = el("tbody");
     for (const row of rows) {
-      const tie = row.tie === null ? "–" : row.rank === 1 && !row.tie ? "leader"
-        : row.tie ? "= tie" : "no";
+      const tie = row.decision === "none" ? "– no decision" : row.tie === null ? "–"
+        : row.rank === 1 && !row.tie ? "leader" : row.tie ? "= tie" : "no";
       // data-label names each cell where a phone shows the rows as cards (CSS).
       body.appendChild(el("tr", { "data-system": SYSTEMS[row.s] }, [
         el("td", { class: "num rank", text: String(row.rank), "data-label": "Rank" }),
@@ -258,7 +265,14 @@
         el("td", { class: "num", text: row.low === null ? "–" : "[" + pct(row.low) + ", " + pct(row.high) + "]",
           "data-label": conf + "% interval" }),
         el("td", { class: "bar-cell", "data-label": "Scale " + pct(axis.low) + "–" + pct(axis.high) }, [bar(row, axis)]),
-        el("td", { class: row.tie ? "tie" : "", text: tie, "data-label": "Tie with leader" }),
+        el("td", { class: "num", text: row.gap === null ? "–" : (row.gap < 0 ? "" : "+")
+          + (100 * row.gap).toFixed(2), "data-label": "Gap (points)" }),
+        el("td", { class: "num", text: row.p === null || row.p === undefined ? "–"
+          : Number(row.p).toPrecision(3), "data-label": "p (Holm)" }),
+        el("td", { class: "num", text: row.rank === 1 || row.paired === null ? "–"
+          : String(row.paired), "data-label": "Paired" }),
+        el("td", { class: row.tie ? "tie" : "", text: tie, title: row.reason,
+          "data-label": "Tie with leader" }),
         el("td", { class: "num", text: row.cover.scored + " / " + row.cover.documents, "data-label": "Scored" }),
         el("td", { class: "num", text: String(row.cover.parse_failures), "data-label": "Parse failures" }),
         el("td", { class: "num", text: String(row.cover.missing), "data-label": "Missing" }),
@@ -269,8 +283,10 @@
       ? "Filtered: scores are re-averaged over the " + docs.length + " shown documents; "
         + "intervals and ties are computed for all documents only, so they are hidden."
       : "Unfiltered: every number is summary.json's. “= tie”: the difference to the leader "
-        + "is not significant (paired bootstrap, " + SUMMARY.bootstrap.resamples
-        + " resamples, seed " + SUMMARY.bootstrap.seed + ").";
+        + "is not significant at 5% (paired sign-flip permutation test, Holm-adjusted; "
+        + "p and paired documents shown); intervals are bootstrap percentile intervals ("
+        + SUMMARY.bootstrap.resamples + " resamples, seed " + SUMMARY.bootstrap.seed
+        + "). “– no decision”: too few paired documents to test (hover for the reason).";
   }
 
   // ---------------------------------------------------------------- heat map
