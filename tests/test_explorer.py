@@ -470,9 +470,11 @@ def test_the_ab_view_compares_systems_named_like_object_members(browser, member_
     page = Page(browser, member_page)
     page.page.select_option("#ab-base", label="__proto__")
     page.page.select_option("#ab-head", label="constructor")
-    assert page.text("#ab-line").startswith(
+    # 4 documents, each +12.50: the exact sign-flip p is 2 / 2**4, and 4 < 6 documents
+    # can support no decision (issue 23).
+    assert page.text("#ab-line") == (
         "constructor − __proto__: +12.50 points (95% paired interval [+12.50, +12.50], "
-        "p = 0.0020, all 4 documents)")
+        "p = 0.13, all 4 documents) — no decision: fewer than 6 documents")
     assert page.page.locator("#ab-flips tbody tr").count() == 4
     page.close()
 

@@ -622,13 +622,18 @@
     const conf = Math.round(100 * SUMMARY.bootstrap.confidence);
     if (pair && pair[2] !== null) {
       const [, , est, low, high, p] = pair;
-      const better = low !== null && low > 0, worse = high !== null && high < 0;
+      // The paired sign-flip test decides, as on the command line (`leafscore diff`): one
+      // comparison at 5%, and no decision on fewer than 6 documents (no test can reach 5%).
+      const few = DOCS.length < 6;
+      const significant = !few && p !== null && p < 0.05;
+      const better = significant && est > 0, worse = significant && est < 0;
       out.appendChild(el("p", { id: "ab-line", class: "readout" }, [
         el("strong", { text: SYSTEMS[h] + " − " + SYSTEMS[b] + ": " + signedPts(est) + " points" }),
         " (" + conf + "% paired interval [" + signedPts(low) + ", " + signedPts(high) + "], p = "
           + (p === null ? "–" : p.toPrecision(2)) + ", all " + DOCS.length + " documents) — ",
         el("span", { class: better ? "good" : worse ? "bad" : "", text: better ? SYSTEMS[h] + " is better"
-          : worse ? SYSTEMS[h] + " is worse" : "no significant difference" })]));
+          : worse ? SYSTEMS[h] + " is worse" : few ? "no decision: fewer than 6 documents"
+          : "no significant difference" })]));
       const lim = Math.max(0.005, Math.abs(low || 0), Math.abs(high || 0), Math.abs(est)) * 1.15;
       const at = (v) => (50 + 50 * v / lim).toFixed(2) + "%";
       const box = el("div", { class: "bar", role: "img", "aria-label": "difference " + signedPts(est)
