@@ -140,11 +140,15 @@ class Evaluation:
         return power_mod.analyse(self.run, sd=sd, delta=delta, alpha=alpha, power=power,
                                  resamples=resamples, seed=seed)
 
-    def suspects(self, *, min_agree: int | None = None) -> suspects_mod.Suspects:
-        """Label leaves where at least ``min_agree`` systems (default a majority, at
-        least 3) give one canonical value other than the label's (``suspects.find``).
-        Raises ``ValueError`` under 1.0 (no verdicts) or for ``min_agree < 2``."""
-        return suspects_mod.find(self.run, min_agree=min_agree)
+    def suspects(self, *, min_agree: int | None = None,
+                 disagree: int | None = None) -> suspects_mod.Suspects:
+        """The review queue of possible label errors (``suspects.find``): label leaves where
+        at least ``min_agree`` systems (default a majority, at least 3) give one canonical
+        value other than the label's, grouped into patterns, then leaves at least
+        ``disagree`` systems (same default) dispute in other values and label items they
+        leave unpaired. Raises ``ValueError`` under 1.0 (no verdicts) or for
+        ``min_agree < 2`` or ``disagree < 2``."""
+        return suspects_mod.find(self.run, min_agree=min_agree, disagree=disagree)
 
     def schema_validity(self) -> tuple[validity_mod.Validity, ...]:
         """Per system, the results that validate against their schema (missing and

@@ -1044,22 +1044,29 @@ def power_command(source: Source, sd: float | None, delta: float, alpha: float, 
 
 
 @main.command("suspects", epilog=_example(
-    "leafscore suspects", "leafscore suspects --min-agree 2 --format json"))
+    "leafscore suspects", "leafscore suspects --min-agree 2 --disagree 2 --format json"))
 @_benchmark_source
 @click.option("--min-agree", type=click.IntRange(min=2),
               help="Systems that must agree on a value other than the label's "
                    "(default: a majority of the systems, at least 3).")
+@click.option("--disagree", type=click.IntRange(min=2),
+              help="Systems that must disagree with a label leaf in any values, or leave a "
+                   "label item unpaired, to list it (default: as --min-agree's).")
 @click.option("--system", "systems", multiple=True, help="Only these systems (repeatable).")
 @_format_option("table")
 @_scoring_options
 @handles_errors
-def suspects_command(source: Source, min_agree: int | None, systems: tuple[str, ...],
-                     fmt: str, settings: ScoringSettings) -> None:
-    """Label leaves where at least --min-agree systems give the same canonical value
-    and it is not the label's: possible label errors, most agreement first (2.0 only)."""
+def suspects_command(source: Source, min_agree: int | None, disagree: int | None,
+                     systems: tuple[str, ...], fmt: str, settings: ScoringSettings) -> None:
+    """A review queue of possible label errors (2.x only): label leaves where at least
+    --min-agree systems give one canonical value other than the label's, leaves of one
+    field path, label value and agreed value grouped into one entry with a count, the raw
+    values as written; then leaves at least --disagree systems dispute in other values and
+    label items that many leave unpaired. A system's values inside an array item paired on
+    one correct leaf only are not counted."""
     evaluation = _open(source, settings, systems=systems, needs_verdicts="suspects",
                        keep_verdicts=True)
-    found = _analysis(lambda: evaluation.suspects(min_agree=min_agree))
+    found = _analysis(lambda: evaluation.suspects(min_agree=min_agree, disagree=disagree))
     _emit(render_mod.render_suspects(found, fmt))
 
 

@@ -387,26 +387,104 @@ def render_power(analysis: PowerAnalysis, fmt: str) -> str:
 
 
 def render_suspects(found: Suspects, fmt: str) -> str:
-    """Every suspect label leaf: agreeing systems, document, address, label value, the
-    agreed value and the systems, most agreement first."""
+    """The review queue: one row per pattern (count, most agreeing systems, documents,
+    addresses, label value, agreed canonical value, raw values as written with their
+    systems), then the disagreements and the unpaired label items. CSV holds the patterns;
+    JSON every detail (``patterns`` with their leaves, ``suspects`` one per leaf,
+    ``disagreements``, ``unpaired``)."""
     _check(fmt)
     if fmt == "json":
-        rows = [dict(_plain(s), agree=s.agree) for s in found.suspects]
-        return _json({"min_agree": found.min_agree, "systems": found.systems,
-                      "suspects": rows, "signature": found.signature})
-    table = Table(
+        return _json({
+            "min_agree": found.min_agree, "systems": found.systems,
+            "disagree": found.disagree, "signature": found.signature,
+            "suspects": [_suspect_data(s) for s in found.suspects],
+            "patterns": [dict(field=p.field, label=p.label, label_canon=p.label_canon,
+                              value=p.value, compared=p.compared, count=p.count,
+                              agree=p.agree, documents=list(p.documents),
+                              written=_written_data(p.written),
+                              leaves=[_suspect_data(s) for s in p.leaves])
+                         for p in found.patterns],
+            "disagreements": [dict(_plain(d), disagree=d.disagree)
+                              for d in found.disagreements],
+            "unpaired": [dict(_plain(u), unpaired=u.unpaired) for u in found.unpaired]})
+    patterns = Table(
         title=f"Suspect labels: at least {found.min_agree} of {found.systems} systems agree "
               "on another value",
-        headers=("agree", "document", "address", "label", "agreed value", "systems"),
-        shown=tuple((f"{s.agree}/{s.of}", s.document, s.address, json_value(s.label),
-                     json_value(s.value), ", ".join(s.systems)) for s in found.suspects),
-        raw=tuple((s.agree, s.document, s.address, _json_or_empty(s.label),
-                   _json_or_empty(s.value), " ".join(s.systems)) for s in found.suspects),
-        align=("right", "left", "left", "left", "left", "left"),
-        notes=(f"{len(found.suspects)} suspect label leaf/leaves. The agreed value is "
-               "canonical (as the metric compares it); check each against the document.",),
+        headers=("agree", "leaves", "document", "address", "label", "agreed value",
+                 "written (systems)"),
+        shown=tuple((f"{p.agree}/{p.leaves[0].of}", str(p.count), ", ".join(p.documents),
+                     _places(p), json_value(p.label), json_value(p.value),
+                     _written_text(p.written)) for p in found.patterns),
+        raw=tuple((p.agree, p.count, " ".join(p.documents), _places(p),
+                   _json_or_empty(p.label), _json_or_empty(p.value),
+                   _written_text(p.written)) for p in found.patterns),
+        align=("right", "right", "left", "left", "left", "left", "left"),
+        notes=(f"{len(found.patterns)} entries for {len(found.suspects)} suspect label "
+               "leaf/leaves (leaves with one field path, label value and agreed value are "
+               "one entry). The agreed value is canonical (as the metric compares it); "
+               "'written' is what the systems wrote. Check each against the document.",),
     )
-    return _emit([table], fmt, found.signature)
+    disputed = Table(
+        title=f"Disputed labels: at least {found.disagree} of {found.systems} systems give "
+              "other values, not one agreed value",
+        headers=("disagree", "document", "address", "label", "written -> canonical (system)"),
+        shown=tuple((f"{d.disagree}/{d.of}", d.document, d.address, json_value(d.label),
+                     "; ".join(f"{json_value(r)} -> {json_value(c)} ({s})" for s, r, c in
+                               zip(d.systems, d.results, d.canons, strict=True)))
+                    for d in found.disagreements),
+        raw=(), align=("right", "left", "left", "left", "left"),
+        notes=(f"{len(found.disagreements)} disputed label leaf/leaves.",),
+    )
+    unpaired = Table(
+        title=f"Unpaired label items: at least {found.disagree} of {found.systems} systems "
+              "pair no result item with them",
+        headers=("unpaired", "document", "item", "label", "systems"),
+        shown=tuple((f"{u.unpaired}/{u.of}", u.document, u.item,
+                     json_value({a[len(u.item):].lstrip("."): v for a, v in u.label}),
+                     ", ".join(u.systems)) for u in found.unpaired),
+        raw=(), align=("right", "left", "left", "left", "left"),
+        notes=(f"{len(found.unpaired)} unpaired label item(s).",),
+    )
+    return _emit([patterns, disputed, unpaired], fmt, found.signature)
+
+
+def _suspect_data(s: Any) -> dict[str, Any]:
+    return dict(_plain(s), agree=s.agree, written=_written_data(s.written))
+
+
+def _written_data(written: Any) -> list[dict[str, Any]]:
+    return [{"result": raw, "systems": list(systems)} for raw, systems in written]
+
+
+def _written_text(written: Any) -> str:
+    return "; ".join(f"{json_value(raw)} ({', '.join(systems)})" for raw, systems in written)
+
+
+def _places(pattern: Any) -> str:
+    """A pattern's addresses: one leaf's address, else per document the field path with
+    the indices of each leaf (``tripRows[1-8,10].nights``) when they have one index each."""
+    if pattern.count == 1:
+        return pattern.leaves[0].address
+    out = []
+    for document in pattern.documents:
+        addresses = [s.address for s in pattern.leaves if s.document == document]
+        indices = [a[a.find("[") + 1:a.find("]")] for a in addresses]
+        shape = pattern.field.count("[]") == 1 and all(i.isdigit() for i in indices)
+        text = (pattern.field.replace("[]", f"[{_ranges([int(i) for i in indices])}]")
+                if shape else ", ".join(addresses))
+        out.append(text if len(pattern.documents) == 1 else f"{document}: {text}")
+    return "; ".join(out)
+
+
+def _ranges(numbers: list[int]) -> str:
+    """``[1, 2, 3, 5]`` -> ``"1-3,5"``."""
+    parts: list[tuple[int, int]] = []
+    for n in sorted(numbers):
+        if parts and parts[-1][1] == n - 1:
+            parts[-1] = (parts[-1][0], n)
+        else:
+            parts.append((n, n))
+    return ",".join(str(a) if a == b else f"{a}-{b}" for a, b in parts)
 
 
 def _points(value: float | None) -> str:
