@@ -119,9 +119,18 @@ LARGE = [  # (seed, label items, result items, loose, nested)
     (4, 520, 500, True, False), (5, 300, 320, True, True), (6, 120, 600, False, False)]
 
 
-@pytest.mark.parametrize("forced", FORCED, ids=FORCED_IDS)
-@pytest.mark.parametrize("seed, n, m, loose, nested", LARGE,
-                         ids=[f"seed{c[0]}-{c[1]}x{c[2]}" for c in LARGE])
+# Seeds 1, 3 and 5 cost the fast engine 10-30 s each under 2.1 (ties everywhere): they run
+# as the engine chooses and with each 2.1 pairing choice forced; every other choice is
+# forced on the three other documents, each still past 2.0's 250,000-cell solver switch.
+_HEAVY = {1, 3, 5}
+_LARGE_RUNS = [(forced, fid, case) for forced, fid in zip(FORCED, FORCED_IDS, strict=True)
+               for case in LARGE
+               if case[0] not in _HEAVY or not forced or fid.startswith("lexi_")]
+
+
+@pytest.mark.parametrize(("forced", "seed", "n", "m", "loose", "nested"),
+                         [(forced, *case) for forced, _, case in _LARGE_RUNS],
+                         ids=[f"seed{c[0]}-{c[1]}x{c[2]}-{fid}" for _, fid, c in _LARGE_RUNS])
 def test_the_engines_agree_on_large_tie_heavy_arrays(seed, n, m, loose, nested, forced,
                                                       large_outputs):
     schema, label, result, expected = large_outputs(seed, n, m, loose, nested)
