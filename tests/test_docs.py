@@ -29,13 +29,15 @@ DOCS = sorted(
      *(REPO / "docs").glob("*.md")],
     key=lambda p: p.relative_to(REPO).as_posix())
 WORKFLOW = REPO / "docs" / "ci" / "leafscore.yml"
-RUNNABLE = ("leafscore ", "python3 scorer.py", "python scorer.py")
+RUNNABLE = ("leafscore ", "python3 scorer.py", "python scorer.py", ".venv/bin/python scorer.py")
 
 #: Every doc line part not run, with the reason: (file, command).
 SKIPPED = [
-    ("README.md", "python3 -m pip install -e ."),          # installs
-    ("README.md", 'python3 -m pip install -e ".[test,dask]"'),  # installs
-    ("README.md", "python3 -m pytest"),                    # is this test run
+    ("README.md", "python3 -m venv .venv"),                           # makes the venv
+    ("README.md", ".venv/bin/python -m pip install -e ."),            # installs
+    ("README.md", "python3 -m venv .venv"),                           # makes the venv
+    ("README.md", '.venv/bin/python -m pip install -e ".[test,dask]"'),  # installs
+    ("README.md", ".venv/bin/python -m pytest"),                      # is this test run
 ]
 
 
