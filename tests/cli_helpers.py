@@ -54,12 +54,17 @@ def make_benchmark(
     return root
 
 
+#: What `leafscore report` writes into a benchmark's results/ (README; .gitignore'd).
+REPORT_OUTPUTS = ("summary.json", "summary.csv")
+
+
 def copy_tree(source: Path, target: Path) -> Path:
     """A writable copy of a benchmark folder (schemas, labels, results, config, metadata)."""
     target.mkdir(parents=True, exist_ok=True)
     for name in ("schemas", "labels", "results"):
-        if (source / name).is_dir():
-            shutil.copytree(source / name, target / name)
+        if (source / name).is_dir():  # not what `leafscore report` left in the sample
+            shutil.copytree(source / name, target / name,
+                            ignore=shutil.ignore_patterns(*REPORT_OUTPUTS))
     for name in ("benchmark.toml", "sources.json", "metadata.json"):
         if (source / name).is_file():
             shutil.copy(source / name, target / name)

@@ -34,10 +34,12 @@ RUNNABLE = ("leafscore ", "python3 scorer.py", "python scorer.py", ".venv/bin/py
 #: Every doc line part not run, with the reason: (file, command).
 SKIPPED = [
     ("README.md", "python3 -m venv .venv"),                           # makes the venv
-    ("README.md", ".venv/bin/python -m pip install -e ."),            # installs
+    ("README.md", ". .venv/bin/activate"),                            # activates it
+    ("README.md", "python -m pip install -e ."),                      # installs
     ("README.md", "python3 -m venv .venv"),                           # makes the venv
-    ("README.md", '.venv/bin/python -m pip install -e ".[test,dask]"'),  # installs
-    ("README.md", ".venv/bin/python -m pytest"),                      # is this test run
+    ("README.md", ". .venv/bin/activate"),                            # activates it
+    ("README.md", 'python -m pip install -e ".[test,dask]"'),         # installs
+    ("README.md", "python -m pytest"),                                # is this test run
 ]
 
 
@@ -388,7 +390,38 @@ def test_the_workflows_shell_steps_run_on_the_sample_and_leave_the_leaderboard_s
     assert re.search(r"^leafscore:2\.0\|", posted, re.MULTILINE)
 
 
-def test_the_readme_test_command_is_what_ci_runs():
-    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8")
-    command = next(line for line in ci.splitlines() if "pip install" in line)
-    assert command in (REPO / "README.md").read_text(encoding="utf-8")
+def readme_install_lines() -> list[str]:
+    """The README's two commands: the quick start and the test command, as written."""
+    return [command for _, body in fenced(REPO / "README.md", "sh")
+            for command in body.splitlines() if "pip install" in command]
+
+
+def test_the_readme_has_two_commands_each_making_and_activating_a_venv():
+    quick_start, test_command = readme_install_lines()
+    for command in (quick_start, test_command):
+        assert command.startswith("python3 -m venv .venv && . .venv/bin/activate && ")
+    assert quick_start.endswith("&& python scorer.py")
+    assert test_command.endswith("&& python -m pytest")
+
+
+def test_ci_runs_the_quick_start_then_the_readme_commands_then_the_test_command():
+    ci = [line for line in (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+          if line and not line.startswith("#")]
+    quick_start, test_command = readme_install_lines()
+    steps = [ci.index(quick_start), ci.index("python .ci/readme_commands.py"),
+             ci.index(test_command)]
+    assert steps == sorted(steps)
+
+
+def test_ci_runs_every_readme_command_but_the_two_it_runs_as_written():
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("readme_commands",
+                                                  REPO / ".ci" / "readme_commands.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    listed = [part.strip() for command in module.commands(REPO / "README.md")
+              for part in command.split("&&")]
+    every = [command for _, command in sh_commands(REPO / "README.md")]
+    assert "leafscore report" in listed and "leafscore explore --out explorer.html" in listed
+    assert not any("pip install" in c or "pytest" in c for c in listed)
+    assert {c for c in every if runs(c)} - {"python scorer.py"} <= set(listed)
