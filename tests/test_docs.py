@@ -353,9 +353,16 @@ def test_the_workflow_runs_on_pull_requests_with_python_3_11_after_checkout():
     assert 'python-version: "3.11"' in text
 
 
+def test_the_workflow_installs_leafscore_from_its_repository_not_an_index():
+    text = WORKFLOW.read_text(encoding="utf-8")
+    assert "repository: ${{ vars.LEAFSCORE_REPOSITORY }}" in text
+    assert "path: .leafscore" in text
+    assert "pip install leafscore" not in text
+
+
 def test_the_workflow_validates_scores_gates_and_posts_the_leaderboard():
     steps = run_steps(WORKFLOW)
-    assert steps[0] == "python -m pip install ."
+    assert steps[0] == "python -m pip install ./.leafscore"
     commands = [s.split()[:2] for s in steps[1:]]
     assert ["leafscore", "validate"] in commands
     assert "leafscore score --format md" in steps
@@ -377,7 +384,7 @@ def test_the_workflows_shell_steps_run_on_the_sample_and_leave_the_leaderboard_s
            "PYTHONPATH": str(REPO), "GITHUB_STEP_SUMMARY": str(summary),
            "XDG_CACHE_HOME": str(tmp_path / "cache")}
     steps = run_steps(WORKFLOW)
-    assert [s for s in steps if "pip install" in s] == ["python -m pip install ."]
+    assert [s for s in steps if "pip install" in s] == ["python -m pip install ./.leafscore"]
     for step in steps:
         if "pip install" in step:
             continue
