@@ -273,6 +273,10 @@ class Options:
 
 def is_empty(value: Any) -> bool:
     """Whether ``value`` states nothing: None, blank text, a container of such (spec 2.0 §3)."""
+    if isinstance(value, str):
+        return not value.strip()
+    if not isinstance(value, dict | list | tuple):
+        return value is None
     stack = [value]
     while stack:
         item = stack.pop()
@@ -933,6 +937,10 @@ class Tally(list):
         elif kind != "correct_absence":
             self[2] += 1
 
+    def counts(self) -> dict[str, int]:
+        """As verdict counts for :meth:`DocScore.accuracy_of`: correct, the rest scored."""
+        return {"correct": self[0], "scored": self[1] + self[2] - self[0], "correct_absence": 0}
+
 
 EMPTY = Read(None, None, None)
 _CONTAINER_TAGS = ("{}", "[]")
@@ -1525,6 +1533,17 @@ class Document:
                          "", "", verdicts)
         return DocScore.from_verdicts(verdicts, version=self.version, exact=self.walker.exact)
 
+    def value(self, result: Any) -> float:
+        """The accuracy of ``result`` alone, its verdicts counted as the walk goes, not listed
+        (what the folder table shows): ``score(result).value``, bit for bit."""
+        if isinstance(self.root, ObjectNode) and not (isinstance(self.label, dict)
+                                                      and isinstance(result, dict)):
+            return self.score(result).value  # a ScoringError or a parse failure, as score says
+        tally = Tally()
+        self.walker.walk(self.root, self.label_read, self.walker.read(self.root, result),
+                         "", "", tally)
+        return DocScore.accuracy_of(tally.counts())
+
     def parse_failure(self, data: Any = None) -> DocScore:
         """An unusable result (spec 2.0 §4): each non-empty label leaf ``parse_failure``, 0.0."""
         found: list[Verdict] = []
@@ -1770,6 +1789,10 @@ class DocumentV1:
             if isinstance(self.pruned, dict) and self.pruned.get("properties") else None
         return DocScoreV1(v1_final(arrays or None, non_array), arrays or None, non_array)
 
+    def value(self, result: Any) -> float:
+        """The score value of ``result`` (as :meth:`Document.value`)."""
+        return self.score(result).value
+
     def parse_failure(self, data: Any = None) -> DocScoreV1:
         """DocuBench scores what an unusable envelope gives (spec 1.0 §6): its data or {}."""
         return self.score({} if data is None else data)
@@ -1915,6 +1938,14 @@ class ScoringVersion:
         if outcome.status == "parse_failure":
             return document.parse_failure(outcome.data)
         return document.score(outcome.data)
+
+    def value_of(self, outcome: Outcome, document: Any) -> float | None:
+        """Only the score value of an :class:`Outcome` (None: not scored), ``document``
+        prepared: what ``python scorer.py ROOT`` shows, without listing verdicts."""
+        if outcome.status == "scored":
+            return document.value(outcome.data)
+        doc = self.score_outcome(outcome, None, None, Options(), document=document)
+        return None if doc is None else doc.value
 
 
 VERSIONS: dict[str, ScoringVersion] = {
@@ -2326,8 +2357,7 @@ def score_folder(root: Path, version: str, options: Options | None = None) -> di
             outcome = read_outcome(path, schema, record, root)
             if outcome.note:
                 notes[system, doc_id] = f"scorer.py: warning: {path}: {outcome.note}"
-            doc = record.score_outcome(outcome, schema, label, options, document=document)
-            values[system][doc_id] = None if doc is None else doc.value
+            values[system][doc_id] = record.value_of(outcome, document)
     for system_and_id in sorted(notes):  # by system, then document
         print(notes[system_and_id], file=sys.stderr)
     out: dict[str, Any] = {"version": version, "systems": {}}
