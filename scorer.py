@@ -1019,8 +1019,8 @@ class Walker:
         return out
 
     def equal(self, leaf: Leaf, tag: str, a: Any, b: Any) -> bool:
-        """The one equality: two canonical keys under ``tag``."""
-        return self.comparators[tag].equal(a, b, leaf.options)
+        """The one equality: two canonical keys under ``tag`` (equal keys under every one)."""
+        return a == b or self.comparators[tag].equal(a, b, leaf.options)
 
     def judge(self, leaf: Leaf, label: Read, result: Read) -> tuple[str, Any, Any]:
         """(kind, label key, result key) of two non-empty reads (readings: spec 2.1 §6)."""
