@@ -1359,6 +1359,13 @@ def raw_text(value: Any) -> str:
 def lexicographic_assignment(rows: int, cols: int, edges: Mapping[tuple[int, int], int],
                              ) -> list[tuple[int, int]]:
     """The lexicographically smallest maximum-weight matching of ``edges``, exactly."""
+    return lexicographic_choice(*best_matching(rows, cols, edges))
+
+
+def best_matching(rows: int, cols: int, edges: Mapping[tuple[int, int], int]) -> tuple[
+        list[list[int]], list[int], list[int], list[int], list[int]]:
+    """A maximum-weight matching of ``edges`` and optimal duals, in Python integers:
+    (each row's tight columns in order, ``u``, ``v``, ``mate_row``, ``mate_col``)."""
     adjacent: list[list[tuple[int, int]]] = [[] for _ in range(rows)]
     for (r, c), weight in sorted(edges.items()):
         adjacent[r].append((c, weight))
@@ -1372,7 +1379,7 @@ def lexicographic_assignment(rows: int, cols: int, edges: Mapping[tuple[int, int
         if mate_row[r] < 0 and u[r] > 0:
             _augment(r, adjacent, u, v, mate_row, mate_col)
     tight = [[c for c, w in line if u[r] + v[c] == w] for r, line in enumerate(adjacent)]
-    return lexicographic_choice(tight, u, v, mate_row, mate_col)
+    return tight, u, v, mate_row, mate_col
 
 
 def lexicographic_choice(tight: list[list[int]], u: list[int], v: list[int],

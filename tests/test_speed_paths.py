@@ -253,13 +253,22 @@ _ASSIGNMENT = (
     "result = {'rows': [{'a': 'x', 'b': 's'}, {'a': 'x', 'b': 't'}]}\n")
 
 
-def test_the_fast_engine_scores_an_assignment_without_the_scipy_optimize_package():
+def test_the_fast_engine_scores_a_2_0_assignment_without_the_scipy_optimize_package():
     code = ("import sys\nfrom leafscore import _fast\n" + _ASSIGNMENT
-            + "print(_fast.score(result, schema, label).value)\n"
+            + "print(_fast.score(result, schema, label, version='2.0').value)\n"
               "print('scipy.optimize' in sys.modules, 'scipy' in sys.modules)")
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                           text=True, check=True)
     assert done.stdout.split() == ["0.5", "False", "True"]  # 2 x 2 candidates: solved
+
+
+def test_the_fast_engine_settles_a_small_2_1_array_without_scipy():
+    code = ("import sys\nfrom leafscore import _fast\n" + _ASSIGNMENT
+            + "print(_fast.score(result, schema, label, version='2.1').value)\n"
+              "print('scipy' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.split() == ["0.5", "False"]  # under lexi_small_units: plain Python
 
 
 def test_the_definition_scores_an_assignment_without_scipy():

@@ -42,9 +42,10 @@ VERSIONS = ("1.0", "2.0", "2.1")
 FORCED: tuple[dict, ...] = (
     {}, {"flat": False}, {"flat_fields_max": 1}, {"same_at_once": 0},
     {"same_at_once": 10**9}, {"join_slice": 1}, {"memo_text": 0}, {"v1_walk": "dense"},
-    {"v1_walk": "sparse"}, {"compiled_text_max": 0}, {"lexi_units_max": 0},
-    {"lexi_greedy": False}, {"lexi_subset_min": 0}, {"lexi_forced": False},
-    {"lexi_forced_fields_max": 2})
+    {"v1_walk": "sparse"}, {"compiled_text_max": 0}, {"lexi_small_units": 0},
+    *({choice: value, "lexi_small_units": 0} for choice, value in (
+        ("lexi_units_max", 0), ("lexi_greedy", False), ("lexi_subset_min", 0),
+        ("lexi_forced", False), ("lexi_forced_fields_max", 2))))
 FORCED_IDS = [",".join(f"{k}={v}" for k, v in f.items()) or "default" for f in FORCED]
 PROPERTY = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -125,7 +126,8 @@ LARGE = [  # (seed, label items, result items, loose, nested)
 _HEAVY = {1, 3, 5}
 _LARGE_RUNS = [(forced, fid, case) for forced, fid in zip(FORCED, FORCED_IDS, strict=True)
                for case in LARGE
-               if case[0] not in _HEAVY or not forced or fid.startswith("lexi_")]
+               if case[0] not in _HEAVY or not forced or (
+                   fid.startswith("lexi_") and fid != "lexi_small_units=0")]  # = default
 
 
 @pytest.mark.parametrize(("forced", "seed", "n", "m", "loose", "nested"),

@@ -267,7 +267,9 @@ def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: list, r
         return [list(map(column.__getitem__, at)) for column in columns]
 
     if walker.rule is scorer.pair_2_1:
-        forced = forced_pairs_2_1(walker, specs, sig_left, sig_right, reads_left, reads_right)
+        small = len(index_left) * len(index_right) <= tuning.TUNING.lexi_small_units
+        forced = [] if small else forced_pairs_2_1(walker, specs, sig_left, sig_right,
+                                                   reads_left, reads_right)
         rest_left = _without(len(index_left), {k for k, _ in forced})
         rest_right = _without(len(index_right), {k for _, k in forced})
         groups_left = [[rest_left[k] for k in g] for g in _groups(
@@ -537,9 +539,33 @@ def match_flat_2_1(walker: Any, specs: list[tuple], groups_left: list[list[int]]
     if (len(specs) * both_base + len(specs)) * one_base >= 2**62:  # cannot happen below
         raise OverflowError("2.1 weights above 62 bits")  # 62 fields x 10**7 items
     weights = (shared * both_base + both) * one_base - one
+    if sum(map(len, groups_left)) * sum(map(len, groups_right)) <= \
+            tuning.TUNING.lexi_small_units:
+        return _assign_items(groups_left, groups_right, row, col, weights)
     flows = lexi.assign([len(g) for g in groups_left], [len(g) for g in groups_right],
                         row, col, weights)
     return lexi.expand(groups_left, groups_right, flows)
+
+
+def _assign_items(groups_left: list[list[int]], groups_right: list[list[int]],
+                  row: np.ndarray, col: np.ndarray, weights: np.ndarray,
+                  ) -> list[tuple[int, int]]:
+    """The definition's 2.1 choice on the items of these groups, each group's edges given
+    to each of its items (items in canonical order are the groups' items in order): the
+    definition's best matching and duals (``scorer.best_matching``), then the rule of
+    ``scorer.lexicographic_choice`` by one backward search per row (``lexi.choose``).
+    Pairs sorted by label item."""
+    order_left = [k for group in groups_left for k in group]
+    order_right = [k for group in groups_right for k in group]
+    at_left = list(itertools.accumulate(map(len, groups_left), initial=0))
+    at_right = list(itertools.accumulate(map(len, groups_right), initial=0))
+    edges = {(at_left[g] + a, at_right[h] + b): w
+             for g, h, w in zip(row.tolist(), col.tolist(), weights.tolist(), strict=True)
+             for a in range(len(groups_left[g])) for b in range(len(groups_right[h]))}
+    tight, u, v, mate_row, mate_col = scorer.best_matching(len(order_left), len(order_right),
+                                                           edges)
+    lexi.choose(tight, [x == 0 for x in u], [y == 0 for y in v], mate_row, mate_col)
+    return sorted((order_left[r], order_right[c]) for r, c in enumerate(mate_row) if c >= 0)
 
 
 def flat_graph(walker: Any, specs: list[tuple], left: list[list], right: list[list],

@@ -365,7 +365,7 @@ def _units_in(rows: np.ndarray, cols: np.ndarray, flow: np.ndarray, u: np.ndarra
               v: np.ndarray) -> Flows:
     """One component of single items, settled by the lexicographic rule from this best
     matching and these duals, over the component's edges some best assignment uses
-    (they are its tight edges here): :func:`_choose`."""
+    (they are its tight edges here): :func:`choose`."""
     row_ids, col_ids = sorted(set(rows.tolist())), sorted(set(cols.tolist()))
     at_r = {g: k for k, g in enumerate(row_ids)}
     at_c = {h: k for k, h in enumerate(col_ids)}
@@ -375,11 +375,11 @@ def _units_in(rows: np.ndarray, cols: np.ndarray, flow: np.ndarray, u: np.ndarra
         tight[at_r[g]].append(at_c[h])
         if paired:
             mate_row[at_r[g]], mate_col[at_c[h]] = at_c[h], at_r[g]
-    _choose(tight, (u[row_ids] == 0).tolist(), (v[col_ids] == 0).tolist(), mate_row, mate_col)
+    choose(tight, (u[row_ids] == 0).tolist(), (v[col_ids] == 0).tolist(), mate_row, mate_col)
     return {(row_ids[r], col_ids[c]): 1 for r, c in enumerate(mate_row) if c >= 0}
 
 
-def _choose(tight: list[list[int]], row_free: list[bool], col_free: list[bool],
+def choose(tight: list[list[int]], row_free: list[bool], col_free: list[bool],
             mate_row: list[int], mate_col: list[int]) -> None:
     """The rule of ``scorer.lexicographic_choice``, changing ``mate_row``/``mate_col``:
     rows in order, each moved to its earliest tight column (before its own) that an
@@ -426,7 +426,7 @@ def _choose(tight: list[list[int]], row_free: list[bool], col_free: list[bool],
 def _before(node: tuple[str, int], r: int, by_col: list[list[int]], mate_row: list[int],
             mate_col: list[int], row_free: list[bool], col_free: list[bool],
             done_row: list[bool], done_col: list[bool]) -> list[tuple[str, int]]:
-    """The nodes with a rotation step into ``node`` (see :func:`_choose`)."""
+    """The nodes with a rotation step into ``node`` (see :func:`choose`)."""
     kind, k = node
     if kind == "r":  # its column must move it, or it is a free row coming in
         mine = mate_row[k]

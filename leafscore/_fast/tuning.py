@@ -32,7 +32,10 @@ class Tuning:
     ``lexi_subset_min``: edges from which 2.1's best assignment is found on each
     group's better edges first, then on any edge its duals leave uncovered;
     ``lexi_forced``: take out first the flat pairs every best 2.1 assignment makes
-    (``flat.forced_pairs_2_1``), for items of at most ``lexi_forced_fields_max`` fields.
+    (``flat.forced_pairs_2_1``), for items of at most ``lexi_forced_fields_max`` fields;
+    ``lexi_small_units``: label x result items of a flat array up to which 2.1's choice
+    is made by the definition's own ``scorer.lexicographic_assignment`` on the items
+    (no forced pairs, no groups: numpy's per-call cost outweighs its speed there).
 
     One field is not a choice between equal ways but a safety budget: ``fuzzy_budget``,
     the most similarities computed per fuzzy field of one array (distinct label texts x
@@ -53,6 +56,7 @@ class Tuning:
     lexi_subset_min: int = 1_000_000
     lexi_forced: bool = True
     lexi_forced_fields_max: int = 6
+    lexi_small_units: int = 20_000
     fuzzy_budget: int = 50_000_000
 
 
