@@ -74,7 +74,8 @@ def test_a_staircase_of_ties_takes_each_rows_earliest_column():
 def test_best_matching_gives_duals_that_cover_every_edge_and_are_tight_on_the_matching():
     edges = {(0, 0): 3, (0, 1): 2, (1, 0): 2, (1, 1): 1, (2, 1): 1}
     tight, u, v, mate_row, mate_col = scorer.best_matching(3, 2, edges)
-    assert [mate_col[c] for c in mate_row if c >= 0] == [r for r, c in enumerate(mate_row) if c >= 0]
+    paired = [r for r, c in enumerate(mate_row) if c >= 0]
+    assert [mate_col[mate_row[r]] for r in paired] == paired
     assert all(u[r] + v[c] >= w for (r, c), w in edges.items())
     assert all(u[r] + v[c] == edges[r, c] for r, c in enumerate(mate_row) if c >= 0)
     assert sum(edges[r, c] for r, c in enumerate(mate_row) if c >= 0) == 4
