@@ -526,11 +526,15 @@ def plan(source: Source, doc_id: str | None, fmt: str, version: str | None) -> N
         files.check_name("document id", doc_id, source="--document")
         if doc_id not in bench.ids():
             _fail(f"no document {doc_id!r} (labels/{doc_id}.json does not exist)")
-    plans = {}
+    plans: dict[str, tuple[tuple[str, ...], list]] = {}
     for doc in bench.documents:
         if doc_id is not None and doc.id != doc_id:
             continue
-        plans[doc.id] = (doc.schema_file, plan_mod.plan_schema(
+        if doc.schema_file in plans:  # JSONL mode: one schema for every document
+            ids, rows = plans[doc.schema_file]
+            plans[doc.schema_file] = ((*ids, doc.id), rows)
+            continue
+        plans[doc.schema_file] = ((doc.id,), plan_mod.plan_schema(
             doc.schema, version=record.name, options=bench.config.options,
             file=doc.schema_file))
         if isinstance(doc.schema, dict | bool):

@@ -51,6 +51,17 @@ APPLIES_TO: dict[str, str] = {
                      "multipleOf"), "number"),
 }
 
+#: A keyword of another draft -> its counterpart in the drafts that renamed it.
+RENAMED: dict[str, str] = {
+    "prefixItems": "items", "items": "prefixItems", "additionalItems": "items",
+    "$defs": "definitions", "dependentSchemas": "dependencies",
+    "dependentRequired": "dependencies", "unevaluatedProperties": "additionalProperties",
+    "unevaluatedItems": "additionalItems", "id": "$id", "$id": "id",
+    "divisibleBy": "multipleOf"}
+
+#: Containers only ever reached by a ``$ref``'s JSON pointer, which resolves in any draft.
+_POINTED = ("$defs", "definitions")
+
 # Where subschemas stand: one schema, a list of schemas, or a map of name -> schema.
 _ONE = ("additionalProperties", "additionalItems", "unevaluatedItems", "unevaluatedProperties",
         "contains", "propertyNames", "not", "if", "then", "else", "contentSchema")
@@ -120,10 +131,8 @@ def _walk(schema: Any, pointer: str, draft: _Draft) -> Iterator[Finding]:
     types = _declared_types(schema)
     for key, value in schema.items():
         at = pointer + scorer.json_pointer([key])
-        if key not in draft.keywords and not key.startswith("x-"):
-            yield Finding(at, f"unknown keyword {_q(key)}: not JSON Schema {draft.name} "
-                          "vocabulary nor an x- extension, so neither validation nor "
-                          f"scoring reads it{_suggest(key, draft.keywords | {'x-leafscore'})}")
+        if key not in draft.keywords and not key.startswith("x-") and key not in _POINTED:
+            yield Finding(at, _unknown(key, draft))
             continue
         needed = APPLIES_TO.get(key)
         if types is not None and needed is not None and needed not in types and not (
@@ -153,6 +162,30 @@ def _walk(schema: Any, pointer: str, draft: _Draft) -> Iterator[Finding]:
                 yield from _walk(member, where, draft)
 
 
+def _unknown(key: str, draft: _Draft) -> str:
+    """The finding of a keyword the draft does not know: another draft's, or a typo."""
+    if other := next((d for d in _all_drafts() if key in d.keywords), None):
+        renamed = RENAMED.get(key)
+        hint = f" (did you mean {_q(renamed)}?)" if renamed in draft.keywords else ""
+        return (f"keyword {_q(key)} belongs to JSON Schema {other.name}, not to the "
+                f"{draft.name} this schema is read as, so neither validation nor scoring "
+                f"reads it{hint}")
+    return (f"unknown keyword {_q(key)}: not JSON Schema {draft.name} vocabulary nor an x- "
+            f"extension, so neither validation nor scoring reads it"
+            f"{_suggest(key, draft.keywords | {'x-leafscore'})}")
+
+
+@functools.cache
+def _all_drafts() -> tuple[_Draft, ...]:
+    """Every draft python-jsonschema validates, newest first."""
+    import jsonschema
+
+    return tuple(_Draft.of(cls) for cls in (
+        jsonschema.Draft202012Validator, jsonschema.Draft201909Validator,
+        jsonschema.Draft7Validator, jsonschema.Draft6Validator, jsonschema.Draft4Validator,
+        jsonschema.Draft3Validator))
+
+
 def _declared_types(schema: dict) -> list[str] | None:
     """The node's own ``type`` as a list (None when absent or malformed), ``null`` kept."""
     declared = schema.get("type")
@@ -170,5 +203,5 @@ def _suggest(word: str, known: frozenset[str] | set[str]) -> str:
     """`` (did you mean "type"?)`` for the closest known word, else ``""``."""
     folded = {k.casefold(): k for k in sorted(known)}
     close = [folded[word.casefold()]] if word.casefold() in folded else \
-        difflib.get_close_matches(word, sorted(known), n=1, cutoff=0.6)
+        difflib.get_close_matches(word, sorted(known), n=1, cutoff=0.75)
     return f" (did you mean {_q(close[0])}?)" if close else ""

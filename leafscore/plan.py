@@ -203,25 +203,32 @@ def _details(leaf: scorer.Leaf) -> dict[str, Any]:
     return out
 
 
-def plan_json(plans: Mapping[str, tuple[str, list[Row]]], version: str) -> str:
-    """Stable JSON: ``{"version", "documents": {id: {"schema", "fields": [...]}}}``."""
-    data = {"version": version, "documents": {
-        doc_id: {"schema": schema_file, "fields": [row.to_dict() for row in rows]}
-        for doc_id, (schema_file, rows) in sorted(plans.items())}}
+#: A benchmark's plans: schema file -> (ids of the documents it scores, its rows).
+Plans = Mapping[str, tuple[tuple[str, ...], list[Row]]]
+
+
+def plan_json(plans: Plans, version: str) -> str:
+    """Stable JSON: ``{"version", "schemas": {file: {"documents": [...], "fields": [...]}}}``,
+    keys sorted, fields in schema order."""
+    data = {"version": version, "schemas": {
+        schema_file: {"documents": list(ids), "fields": [row.to_dict() for row in rows]}
+        for schema_file, (ids, rows) in sorted(plans.items())}}
     return json.dumps(data, indent=2, ensure_ascii=False, sort_keys=True) + "\n"
 
 
-def plan_text(plans: Mapping[str, tuple[str, list[Row]]], version: str) -> str:
-    """One table per document: field, comparison, options, ordered, from, not acted on."""
+def plan_text(plans: Plans, version: str) -> str:
+    """One table per schema: field, comparison, options, ordered, from, not acted on."""
     from tabulate import tabulate
 
     out = []
-    for doc_id, (schema_file, rows) in sorted(plans.items()):
-        table = [[row.path or "(document)", _NODES.get(row.node, row.compare), _shown(row.details),
+    for schema_file, (ids, rows) in sorted(plans.items()):
+        table = [[row.path or "(document)", _NODES.get(row.node, row.compare),
+                  _shown(row.details),
                   "" if row.ordered is None else ("yes" if row.ordered else "no"),
                   " ".join((row.source or "#", *(f"<- {v}" for v in row.via))),
                   ", ".join(row.unused)] for row in rows]
-        out.append(f"{doc_id} ({schema_file}), version {version}\n" + tabulate(
+        scored = ids[0] if len(ids) == 1 else f"{len(ids)} documents: {', '.join(ids)}"
+        out.append(f"{schema_file} ({scored}), version {version}\n" + tabulate(
             table, ["field", "compared as", "options", "ordered", "from", "not acted on"],
             tablefmt="simple", disable_numparse=True))
     return "\n\n".join(out) + "\n"
