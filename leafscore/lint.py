@@ -13,7 +13,10 @@ subschema and names, each with its JSON pointer and, where one is close, a sugge
   ``type`` without ``"object"``, an array keyword (``items``) under one without
   ``"array"``, a string or number keyword under a type without strings or numbers;
 * a JSON Schema ``$`` keyword (``"$ref"``) written as a member of ``properties``, where it
-  names a field, not a reference.
+  names a field, not a reference;
+* in drafts up to 07, a keyword beside ``"$ref"``, which validation ignores there and
+  scoring reads (spec 2.0 §7);
+* an ``x-`` extension close to ``x-leafscore``, which scoring does not read.
 
 Findings are :class:`Finding` records; ``leafscore validate`` reports them as warnings
 (errors under ``--strict``), ``leafscore plan`` on stderr. Only the suggestions are
@@ -62,6 +65,11 @@ RENAMED: dict[str, str] = {
 #: Containers only ever reached by a ``$ref``'s JSON pointer, which resolves in any draft.
 _POINTED = ("$defs", "definitions")
 
+_LEAFSCORE = frozenset(("x-leafscore",))
+#: Keywords that may stand beside a ``$ref`` in drafts up to 07, which ignore the others.
+_BESIDE_REF_ANYWAY = frozenset(("$ref", "$schema", "$id", "id", "$comment", "title",
+                                "description", "examples", "default", "definitions", "$defs"))
+
 # Where subschemas stand: one schema, a list of schemas, or a map of name -> schema.
 _ONE = ("additionalProperties", "additionalItems", "unevaluatedItems", "unevaluatedProperties",
         "contains", "propertyNames", "not", "if", "then", "else", "contentSchema")
@@ -79,7 +87,8 @@ class Finding(NamedTuple):
 
 
 def lint_schema(schema: Any) -> list[Finding]:
-    """Every finding in ``schema`` (a valid JSON Schema), in document order."""
+    """Every finding in ``schema`` (a valid JSON Schema): a node's own keywords in order,
+    then its subschemas' findings, depth first."""
     import jsonschema
 
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
@@ -90,6 +99,7 @@ class _Draft(NamedTuple):
     name: str
     keywords: frozenset[str]
     formats: frozenset[str]
+    suggested: frozenset[str]  # what a keyword typo may be: keywords and x-leafscore
 
     @staticmethod
     @functools.cache
@@ -99,7 +109,8 @@ class _Draft(NamedTuple):
         name = f"{digits[:4]}-{digits[4:]}" if len(digits) == 6 else f"draft-{digits:0>2}"
         keywords = set(cls.VALIDATORS) | _metaschema_keywords(cls.META_SCHEMA)
         formats = set(cls.FORMAT_CHECKER.checkers) | DEFINED_FORMATS
-        return _Draft(name, frozenset(keywords), frozenset(formats))
+        return _Draft(name, frozenset(keywords), frozenset(formats),
+                      frozenset(keywords | {"x-leafscore"}))
 
 
 def _metaschema_keywords(meta: dict) -> set[str]:
@@ -131,9 +142,19 @@ def _walk(schema: Any, pointer: str, draft: _Draft) -> Iterator[Finding]:
     types = _declared_types(schema)
     for key, value in schema.items():
         at = pointer + scorer.json_pointer([key])
-        if key not in draft.keywords and not key.startswith("x-") and key not in _POINTED:
+        if key.startswith("x-"):
+            if key != "x-leafscore" and (close := _suggest(key, _LEAFSCORE)):
+                yield Finding(at, f"extension {_q(key)} is not \"x-leafscore\", so scoring "
+                              f"does not read it{close}")
+            continue
+        if key not in draft.keywords and key not in _POINTED:
             yield Finding(at, _unknown(key, draft))
             continue
+        if "$ref" in schema and key not in _BESIDE_REF_ANYWAY and draft.name.startswith(
+                "draft-"):
+            yield Finding(at, f"{_q(key)} stands beside \"$ref\", which JSON Schema "
+                          f"{draft.name} validation ignores while scoring reads it (spec 2.0 "
+                          '§7) (did you mean to put the "$ref" in an "allOf"?)')
         needed = APPLIES_TO.get(key)
         if types is not None and needed is not None and needed not in types and not (
                 needed == "number" and "integer" in types):
@@ -172,7 +193,7 @@ def _unknown(key: str, draft: _Draft) -> str:
                 f"reads it{hint}")
     return (f"unknown keyword {_q(key)}: not JSON Schema {draft.name} vocabulary nor an x- "
             f"extension, so neither validation nor scoring reads it"
-            f"{_suggest(key, draft.keywords | {'x-leafscore'})}")
+            f"{_suggest(key, draft.suggested)}")
 
 
 @functools.cache
@@ -199,7 +220,8 @@ def _q(text: str) -> str:
     return json.dumps(text, ensure_ascii=False)
 
 
-def _suggest(word: str, known: frozenset[str] | set[str]) -> str:
+@functools.lru_cache(maxsize=4096)
+def _suggest(word: str, known: frozenset[str]) -> str:
     """`` (did you mean "type"?)`` for the closest known word, else ``""``."""
     folded = {k.casefold(): k for k in sorted(known)}
     close = [folded[word.casefold()]] if word.casefold() in folded else \

@@ -147,6 +147,30 @@ def test_a_format_under_a_number_type_cannot_apply():
     assert found[0].message.endswith('(did you mean "type": "string"?)')
 
 
+def test_a_keyword_beside_ref_in_draft_07_is_named_since_validation_ignores_it():
+    schema = {"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+              "definitions": {"m": {"type": "number"}},
+              "properties": {"a": {"$ref": "#/definitions/m", "type": "string",
+                                   "description": "read by no one"}}}
+    assert lint_schema(schema) == [Finding(
+        "/properties/a/type", '"type" stands beside "$ref", which JSON Schema draft-07 '
+        "validation ignores while scoring reads it (spec 2.0 §7) (did you mean to put the "
+        '"$ref" in an "allOf"?)')]
+
+
+def test_a_keyword_beside_ref_in_2020_12_applies_and_is_not_named():
+    schema = {"$defs": {"m": {"type": "number"}},
+              "properties": {"a": {"$ref": "#/$defs/m", "minimum": 0}}}
+    assert lint_schema(schema) == []
+
+
+def test_an_extension_close_to_x_leafscore_is_named_as_its_typo():
+    schema = obj(a={"type": "string", "x-leafscor": {"compare": "fuzzy"}, "x-source": 1})
+    assert lint_schema(schema) == [Finding(
+        "/properties/a/x-leafscor", 'extension "x-leafscor" is not "x-leafscore", so scoring '
+        'does not read it (did you mean "x-leafscore"?)')]
+
+
 def test_the_shipped_sample_has_no_finding():
     result = invoke("validate", REPO, "--strict")
     assert result.exit_code == 0
