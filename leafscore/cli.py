@@ -518,7 +518,9 @@ def plan(source: Source, doc_id: str | None, fmt: str, version: str | None) -> N
     from leafscore import plan as plan_mod
 
     bench = _bench_of(source)
-    record = versions.resolve(version, bench.config.scoring_version)
+    record = versions.resolve(version, bench.config.scoring_version, on_default=lambda latest:
+                              _note("no scoring_version pinned (benchmark.toml); using the "
+                                    f"latest, {latest}"))
     if not record.has_verdicts:
         _fail(f"`leafscore plan` describes per-leaf verdicts, which version {record.name} "
               f"does not keep; pass --version {scorer.SCORING_VERSIONS[-1]}")
@@ -535,8 +537,7 @@ def plan(source: Source, doc_id: str | None, fmt: str, version: str | None) -> N
             plans[doc.schema_file] = ((*ids, doc.id), rows)
             continue
         plans[doc.schema_file] = ((doc.id,), plan_mod.plan_schema(
-            doc.schema, version=record.name, options=bench.config.options,
-            file=doc.schema_file))
+            doc.schema, record, options=bench.config.options, file=doc.schema_file))
         if isinstance(doc.schema, dict | bool):
             for found in lint.lint_schema(doc.schema):
                 _note(f"warning: {doc.schema_file}#{found.pointer}: {found.message}")

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import scorer
+from leafscore import versions
 
 #: Annotations: no tool acts on them for scoring, so a plan does not list them.
 ANNOTATIONS: frozenset[str] = frozenset(("title", "description", "$comment", "examples",
@@ -62,15 +63,17 @@ class Row:
         return bool(self.path) and self.node not in ("ignored", "recursive")
 
 
-def plan_schema(schema: Any, *, version: str = scorer.DEFAULT_VERSION,
+def plan_schema(schema: Any, record: scorer.ScoringVersion | None = None, *,
                 options: scorer.Options | None = None, file: str = "") -> list[Row]:
-    """The plan of ``schema`` under ``version`` (2.0 or 2.1) and benchmark ``options``;
-    ScoringError (naming ``file`` and the pointer) where scoring would raise it."""
-    record = scorer.scoring_version(version)
+    """The plan of ``schema`` under the version ``record`` (2.x; default the latest) and
+    benchmark ``options``; ScoringError (naming ``file`` and the pointer) where scoring
+    would raise it, ValueError for a version without per-leaf verdicts."""
+    record = record or versions.resolve(None, None)
     if not record.has_verdicts:
-        raise ValueError(f"version {record.name} has no per-leaf verdicts, so no plan")
+        raise ValueError(f"version {record.name} keeps no per-leaf verdicts, so no plan")
+    # scorer.compile_schema's two lines, keeping the compiler to read each node's keywords
     compiler = scorer._Compiler(schema, file, options or scorer.Options(), record.name != "2.0")
-    root = compiler.compile(schema, "", compiler.defaults)  # = scorer.compile_schema
+    root = compiler.compile(schema, "", compiler.defaults)
     flats = {id(node): resolved.keywords for resolved, node in compiler.built.values()}
     return list(_Planner(schema, flats, compiler.v21).rows(root, schema, "", "", ()))
 
@@ -119,12 +122,12 @@ class _Planner:
             patterns = flat.get("patternProperties") if self.v21 else None
             for (compiled, child), (text, sub) in zip(node.patterns, (
                     patterns or {}).items(), strict=False):
-                yield from self.rows(child, sub, f"{path}.<pattern {compiled.pattern}>",
+                yield from self.rows(child, sub, _member(path, f"<pattern {compiled.pattern}>"),
                                      self.where(sub, source, scorer.json_pointer(
                                          ["patternProperties", text])), (*above, id(node)))
             if node.properties is None:
                 extra = flat.get("additionalProperties")
-                yield from self.rows(node.values, extra, f"{path}.<any member>", self.where(
+                yield from self.rows(node.values, extra, _member(path, "<any member>"), self.where(
                     extra, source, "/additionalProperties"), (*above, id(node)))
 
     def where(self, sub: Any, parent: str, tail: str) -> str:
@@ -172,6 +175,11 @@ class _Planner:
             if not types and node.compare in ("text", "exact"):
                 read |= {"enum", "const"}
         return tuple(sorted(k for k in flat if k not in read and k not in ANNOTATIONS))
+
+
+def _member(path: str, placeholder: str) -> str:
+    """The field path of members named by the data: ``parent.<any member>``."""
+    return f"{path}.{placeholder}" if path else placeholder
 
 
 def _null_branch(member: Any) -> bool:

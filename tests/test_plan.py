@@ -11,7 +11,7 @@ from cli_helpers import REPO, invoke, make_benchmark, private_cache
 
 import leafscore
 import scorer
-from leafscore import api
+from leafscore import api, versions
 from leafscore.plan import Row, plan_schema
 
 __all__ = ["private_cache"]
@@ -64,7 +64,7 @@ def test_the_plan_of_a_small_schema_is_pinned_field_by_field():
 
 
 def test_version_2_0_reads_no_pattern_properties_and_says_so():
-    rows = {row.path: row for row in plan_schema(SMALL, version="2.0")}
+    rows = {row.path: row for row in plan_schema(SMALL, versions.resolve("2.0", None))}
     assert "extra.<pattern ^x->" not in rows
     assert rows["extra"].unused == ("patternProperties",)
 
@@ -116,8 +116,8 @@ def test_a_broken_schema_is_exit_2_with_one_line_naming_file_and_pointer(tmp_pat
     root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {"s": {"d": {}}}, schema=schema)
     result = invoke("plan", root)
     assert result.exit_code == 2
-    lines = result.stderr.splitlines()
-    assert len(lines) == 1
+    lines = [line for line in result.stderr.splitlines() if "error" in line]
+    assert len(lines) == 1 and result.stdout == ""
     assert lines[0].startswith("leafscore: error: schemas/d.json#/properties/a/$ref: $ref "
                                "'#/$defs/gone' cannot be resolved")
 
@@ -189,8 +189,51 @@ def test_lint_findings_are_warned_on_stderr(tmp_path):
     root = make_benchmark(tmp_path, {"d": {}}, {"s": {"d": {}}}, schema=schema)
     result = invoke("plan", root)
     assert result.exit_code == 0
-    assert result.stderr.startswith('leafscore: warning: schemas/d.json#/properties/t/typ: '
-                                    'unknown keyword "typ"')
+    assert result.stderr.splitlines() == [
+        "leafscore: no scoring_version pinned (benchmark.toml); using the latest, 2.1",
+        'leafscore: warning: schemas/d.json#/properties/t/typ: unknown keyword "typ": not JSON '
+        "Schema 2020-12 vocabulary nor an x- extension, so neither validation nor scoring "
+        'reads it (did you mean "type"?)']
+
+
+def compiled_rows(node, path="", above=()):
+    """(path, node, compare, ordered) of each node of ``scorer.compile_schema``'s tree."""
+    if id(node) in above and node is not scorer.IGNORED:
+        return [(path, "recursive", "", None)]
+    if node is scorer.IGNORED:
+        return [(path, "ignored", "ignore", None)]
+    if isinstance(node, scorer.Leaf):
+        return [(path, "leaf", node.compare, None)]
+    above = (*above, id(node))
+    if isinstance(node, scorer.ArrayNode):
+        return [(path, "array", "", node.ordered),
+                *compiled_rows(node.items, f"{path}[]", above)]
+    out = [(path, "object" if node.properties is not None else "map", "", None)]
+    for name, child in (node.properties or {}).items():
+        out += compiled_rows(child, scorer.join(path, name), above)
+    for pattern, child in node.patterns:
+        out += compiled_rows(child, f"{path}.<pattern {pattern.pattern}>", above)
+    if node.properties is None:
+        out += compiled_rows(node.values, f"{path}.<any member>", above)
+    return out
+
+
+def test_the_plan_is_the_tree_scorer_compile_schema_builds_for_every_sample_schema():
+    bench = api.load(REPO)
+    for v21, name in ((False, "2.0"), (True, "2.1")):
+        for doc in bench.documents:
+            root = scorer.compile_schema(doc.schema, options=bench.config.options, v21=v21)
+            planned = plan_schema(doc.schema, versions.resolve(name, None),
+                                  options=bench.config.options)
+            assert [(r.path, r.node, r.compare, r.ordered) for r in planned] == \
+                compiled_rows(root), (doc.id, name)
+
+
+def test_the_plan_is_the_tree_scorer_compile_schema_builds_for_small_schemas():
+    for v21, name in ((False, "2.0"), (True, "2.1")):
+        root = scorer.compile_schema(SMALL, v21=v21)
+        assert [(r.path, r.node, r.compare, r.ordered) for r in plan_schema(
+            SMALL, versions.resolve(name, None))] == compiled_rows(root)
 
 
 # ----- held to the verdicts of scoring ----------------------------------------------------
