@@ -5,6 +5,9 @@ What is checked (issue 4, item 1):
 * ids agree across ``schemas/``, ``labels/`` and ``results/<system>/``;
 * each schema is a valid JSON Schema (the metaschema of its ``$schema`` draft, 2020-12
   when absent; python-jsonschema's ``check_schema`` rules);
+* each valid schema is linted (:mod:`leafscore.lint`, issue 24): unknown keywords and
+  formats, keywords that cannot apply where they stand, each a warning with its pointer
+  and a suggestion (an error under ``strict``, ``validate --strict``);
 * each label is valid against its schema: every violation, with the label file and the
   JSON pointer of the value at fault;
 * result envelopes are well-formed (JSON objects with a ``data`` member);
