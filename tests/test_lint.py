@@ -171,6 +171,17 @@ def test_an_extension_close_to_x_leafscore_is_named_as_its_typo():
         'does not read it (did you mean "x-leafscore"?)')]
 
 
+def test_a_labels_dollar_anyof_in_a_schema_is_unknown_with_anyof_suggested():
+    found = lint_schema(obj(a={"$anyOf": [{"type": "string"}]}))
+    assert [(f.pointer, f.message.rsplit(" (", 1)[1]) for f in found] == [
+        ("/properties/a/$anyOf", 'did you mean "anyOf"?)')]
+
+
+def test_a_format_in_another_case_suggests_its_spelling():
+    found = lint_schema(obj(a={"type": "string", "format": "Date"}))
+    assert [f.message.rsplit(" (", 1)[1] for f in found] == ['did you mean "date"?)']
+
+
 def test_the_shipped_sample_has_no_finding():
     result = invoke("validate", REPO, "--strict")
     assert result.exit_code == 0
