@@ -171,8 +171,8 @@ class _Planner:
             if node.dated or (node.compare == "date" and flat.get("format") in (
                     "date", "date-time")):
                 read.add("format")
-            types = scorer._types(flat)
-            if not types and node.compare in ("text", "exact"):
+            if not scorer._types(flat) and node.options.compare is None and \
+                    node.compare in ("text", "exact"):  # an untyped enum picks its comparison
                 read |= {"enum", "const"}
         return tuple(sorted(k for k in flat if k not in read and k not in ANNOTATIONS))
 
