@@ -4,7 +4,7 @@ Exit codes: 0 ok; 1 a check, verification or gate failed; 2 bad input or usage (
 line on stderr naming the file and place, never a traceback). Data goes to stdout;
 progress (a rich bar, on a terminal only), notes and warnings go to stderr.
 
-Commands: ``validate``, ``score`` (folder or JSONL mode), ``leaderboard``, ``report``,
+Commands: ``validate``, ``plan``, ``score`` (folder or JSONL mode), ``leaderboard``, ``report``,
 ``explore``, ``verify``, ``fields``, ``explain``, ``diff``, ``gate``, ``power``,
 ``suspects``. See docs/CLI.md.
 """
@@ -464,15 +464,22 @@ def main() -> None:
               help="Scoring version to check under (default: benchmark.toml's pin, else the "
                    "latest).")
 @_engine_option
+@click.option("--strict", is_flag=True,
+              help="Schema lint findings (unknown keywords and formats, keywords that cannot "
+                   "apply where they stand) are errors, not warnings: exit 1.")
 @handles_errors
-def validate(root: Path, fmt: str, version: str | None, engine: str | None) -> None:
+def validate(root: Path, fmt: str, version: str | None, engine: str | None,
+             strict: bool = False) -> None:
     """Check ROOT with the metric itself: ids agree, schemas are valid and compile under
     the scoring version, labels obey their schemas and score, benchmark.toml is valid,
     names are safe to show, and each odd result file says what `score` will do with it.
     Exit 1 when any error is found (warnings never fail); exit 2 where scoring would stop
-    too (no results/)."""
+    too (no results/). Schema lint: a keyword that is neither JSON Schema vocabulary of
+    the schema's draft nor an x- extension, an unknown format, a keyword that cannot apply
+    under its type: a warning with the pointer and a suggestion (an error with --strict)."""
     chosen = _chosen_engine(engine)
-    problems = validate_folder(root, version, engine=chosen) + names.folder_problems(root)
+    problems = validate_folder(root, version, engine=chosen, strict=strict) \
+        + names.folder_problems(root)
     errors = [p for p in problems if p.level == "error"]
     warnings = [p for p in problems if p.level == "warning"]
     if fmt == "json":
@@ -488,6 +495,54 @@ def validate(root: Path, fmt: str, version: str | None, engine: str | None) -> N
         click.echo(f"{len(errors)} error(s), {len(warnings)} warning(s)")
     if errors:
         raise click.exceptions.Exit(EXIT_FAILED)
+
+
+@main.command(epilog=_example("leafscore plan --document inv-001",
+                              "leafscore plan --format json"))
+@_benchmark_source
+@click.option("--document", "doc_id", help="Only this document's schema.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
+              show_default=True)
+@click.option("--version", "version", type=click.Choice(scorer.SCORING_VERSIONS),
+              help="Scoring version to plan under (default: benchmark.toml's pin, else the "
+                   "latest).")
+@handles_errors
+def plan(source: Source, doc_id: str | None, fmt: str, version: str | None) -> None:
+    """The scoring plan: for each field path of each schema (or one document's), how the
+    scorer compares it (text, number with its separator and tolerances, date with its
+    formats, boolean, exact, fuzzy with its threshold, by JSON kind, ignored; arrays
+    ordered or not), where it comes from (the schema pointer: a $ref target, an anyOf
+    branch, a patternProperties entry) and every keyword on it the scorer does not act
+    on. Read from the scorer's own compiled schema; schema lint findings go to stderr."""
+    from leafscore import lint
+    from leafscore import plan as plan_mod
+
+    bench = _bench_of(source)
+    record = versions.resolve(version, bench.config.scoring_version, on_default=lambda latest:
+                              _note("no scoring_version pinned (benchmark.toml); using the "
+                                    f"latest, {latest}"))
+    if not record.has_verdicts:
+        _fail(f"`leafscore plan` describes per-leaf verdicts, which version {record.name} "
+              f"does not keep; pass --version {scorer.SCORING_VERSIONS[-1]}")
+    if doc_id is not None:
+        files.check_name("document id", doc_id, source="--document")
+        if doc_id not in bench.ids():
+            _fail(f"no document {doc_id!r} (labels/{doc_id}.json does not exist)")
+    plans: dict[str, tuple[tuple[str, ...], list]] = {}
+    for doc in bench.documents:
+        if doc_id is not None and doc.id != doc_id:
+            continue
+        if doc.schema_file in plans:  # JSONL mode: one schema for every document
+            ids, rows = plans[doc.schema_file]
+            plans[doc.schema_file] = ((*ids, doc.id), rows)
+            continue
+        plans[doc.schema_file] = ((doc.id,), plan_mod.plan_schema(
+            doc.schema, record, options=bench.config.options, file=doc.schema_file))
+        if isinstance(doc.schema, dict | bool):
+            for found in lint.lint_schema(doc.schema):
+                _note(f"warning: {doc.schema_file}#{found.pointer}: {found.message}")
+    render = plan_mod.plan_json if fmt == "json" else plan_mod.plan_text
+    _emit(render(plans, record.name))
 
 
 @main.command(epilog=_example(

@@ -5,6 +5,9 @@ What is checked (issue 4, item 1):
 * ids agree across ``schemas/``, ``labels/`` and ``results/<system>/``;
 * each schema is a valid JSON Schema (the metaschema of its ``$schema`` draft, 2020-12
   when absent; python-jsonschema's ``check_schema`` rules);
+* each valid schema is linted (:mod:`leafscore.lint`, issue 24): unknown keywords and
+  formats, keywords that cannot apply where they stand, each a warning with its pointer
+  and a suggestion (an error under ``strict``, ``validate --strict``);
 * each label is valid against its schema: every violation, with the label file and the
   JSON pointer of the value at fault;
 * result envelopes are well-formed (JSON objects with a ``data`` member);
@@ -118,6 +121,17 @@ def check_schema(schema: Any, file: str) -> Iterator[Problem]:
     meta = cls(cls.META_SCHEMA)
     for err in sorted(meta.iter_errors(schema), key=lambda e: list(map(str, e.absolute_path))):
         yield _error(file, json_pointer(err.absolute_path), f"invalid schema: {err.message}")
+
+
+def check_lint(schema: Any, file: str, strict: bool = False) -> list[Problem]:
+    """The schema lint findings of a valid schema (:mod:`leafscore.lint`: unknown keywords
+    and formats, keywords that cannot apply where they stand), each a warning naming the
+    pointer and the suggestion; errors when ``strict``."""
+    from leafscore import lint
+
+    level = "error" if strict else "warning"
+    return [Problem(level, file, found.pointer, found.message)
+            for found in lint.lint_schema(schema)]
 
 
 def _path_key(path: Iterable[Any]) -> tuple[tuple[int, int | str], ...]:
@@ -281,7 +295,7 @@ def check_result(raw: RawResult, record: scorer.ScoringVersion, schema: Any) -> 
 
 
 def validate_folder(root: Path, version: str | None = None, *,
-                    engine: str | None = None) -> list[Problem]:
+                    engine: str | None = None, strict: bool = False) -> list[Problem]:
     """Every problem of the benchmark at ``root``, errors and warnings, in file order.
 
     Checks with the metric itself, under ``version`` as the engine ``engine`` scores it
@@ -291,6 +305,7 @@ def validate_folder(root: Path, version: str | None = None, *,
     envelope rule as ``score`` (:func:`check_result`). Raises ``InputError`` (exit 2)
     where every scoring command stops too: ``root`` is not a folder, or there is no
     system folder under ``results/``; ``ValueError`` for an unknown version or engine.
+    Schema lint findings (:func:`check_lint`) are warnings, errors when ``strict``.
     """
     root = Path(root)
     if not root.is_dir():
@@ -315,7 +330,8 @@ def validate_folder(root: Path, version: str | None = None, *,
         problems.append(_error("labels/", "", "no label files (labels/<id>.json)"))
     docs: dict[str, Any] = {}
     for doc_id in labels:
-        found, schema = _check_document(root, doc_id, doc_id in schemas, record, config.options)
+        found, schema = _check_document(root, doc_id, doc_id in schemas, record, config.options,
+                                        strict)
         problems += found
         docs[doc_id] = schema
     for doc_id in sorted(schemas - set(labels)):
@@ -331,7 +347,7 @@ def validate_folder(root: Path, version: str | None = None, *,
 
 
 def _check_document(root: Path, doc_id: str, has_schema: bool, record: scorer.ScoringVersion,
-                    options: scorer.Options) -> tuple[list[Problem], Any]:
+                    options: scorer.Options, strict: bool = False) -> tuple[list[Problem], Any]:
     """The problems of one document's schema and label, and its schema (None if unread)."""
     label_file, schema_file = f"labels/{doc_id}.json", f"schemas/{doc_id}.json"
     if not has_schema:
@@ -343,6 +359,8 @@ def _check_document(root: Path, doc_id: str, has_schema: bool, record: scorer.Sc
         return problems, None
     schema_problems = list(check_schema(schema, schema_file))
     problems += schema_problems
+    if not schema_problems:
+        problems += check_lint(schema, schema_file, strict)
     if label is not None and not schema_problems:
         readings = record.reads_readings
         problems += check_label(label, schema, label_file, schema_file, readings)
