@@ -2,7 +2,8 @@
 
 Folder layout (ROOT)::
 
-    schemas/<id>.json            JSON Schema of document <id>
+    schemas/<id>.json            JSON Schema of document <id> (else a shared one:
+                                 benchmark.toml schema / schema_by, scorer.schema_name)
     labels/<id>.json             hand-verified label; the label files define the documents
     results/<system>/<id>.json   result envelope {"status": "ok", "data": {...}, ...}
     benchmark.toml               optional, see leafscore.config
