@@ -404,3 +404,24 @@ def test_jsonl_a_line_naming_no_schema_is_refused_naming_the_line(tmp_path):
     assert result.stderr == ("leafscore: error: gold.jsonl:line 4: document 'rct-1': doctype "
                              "'../receipt' is a path, not the name of a file in schemas/ (no "
                              "'/', '\\' or leading '.')\n")
+
+
+def test_jsonl_schema_folder_with_schema_and_own_files(tmp_path):
+    """``schema = "invoice.json"`` in --config: each receipt keeps its own
+    <folder>/<id>.json, every invoice takes the shared file; the same scores."""
+    folder, preds = _jsonl(tmp_path)
+    (folder / "schemas" / "receipt.json").unlink()
+    for doc_id in ("rct-1", "rct-2"):
+        write_json(folder / "schemas" / f"{doc_id}.json", RECEIPT)
+    (folder / "config.toml").write_text('scoring_version = "2.1"\nschema = "invoice.json"\n',
+                                        encoding="utf-8")
+    bench = api.load_jsonl_benchmark(folder / "gold.jsonl", preds, folder / "schemas",
+                                     config=folder / "config.toml")
+    assert [(d.id, d.schema_file, d.schema_source) for d in bench.documents] == [
+        ("inv-1", "schemas/invoice.json", "schema"), ("inv-2", "schemas/invoice.json", "schema"),
+        ("inv-3", "schemas/invoice.json", "schema"), ("rct-1", "schemas/rct-1.json", "own"),
+        ("rct-2", "schemas/rct-2.json", "own")]
+    run = leafscore.evaluate_jsonl(folder / "gold.jsonl", preds, folder / "schemas",
+                                   config=folder / "config.toml", cache=False)
+    # without schema_by the doctype member stays in the label; no schema declares it
+    assert {s: run.document_scores(s) for s in EXPECTED} == EXPECTED
