@@ -2277,7 +2277,7 @@ CONFIG_NAME = "benchmark.toml"
 #: The keys of ``benchmark.toml`` and their TOML types; any other key is an error.
 CONFIG_KEYS: dict[str, type] = {
     "name": str, "version": str, "scoring_version": str, "metadata": str,
-    "breakdowns": list, "options": dict, "display_names": dict}
+    "breakdowns": list, "options": dict, "display_names": dict, "schema": str, "schema_by": str}
 
 
 def parse_config(text: str, source: str = CONFIG_NAME) -> dict[str, Any]:
@@ -2296,6 +2296,15 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> dict[str, Any]:
         raise InputError(source, "breakdowns", "must be a list of column names")
     if not all(isinstance(v, str) for v in table.get("display_names", {}).values()):
         raise InputError(source, "display_names", "values must be strings")
+    if "schema" in table and "schema_by" in table:
+        raise InputError(source, "schema_by", "give schema or schema_by, not both (a document "
+                         "without schemas/<id>.json takes one of them)")
+    if "schema" in table and (_not_a_name(table["schema"][:-5])
+                              or not table["schema"].endswith(".json")):
+        raise InputError(source, "schema", f"must name a .json file in schemas/, no path "
+                         f"(got {table['schema']!r})")
+    if table.get("schema_by") == "":
+        raise InputError(source, "schema_by", "must name a metadata column")
     if "scoring_version" in table:
         try:
             scoring_version(table["scoring_version"])
@@ -2349,11 +2358,94 @@ def system_names(results: Path) -> list[str]:
     return names
 
 
-def score_folder(root: Path, version: str, options: Options | None = None) -> dict[str, Any]:
-    """``{"version", "systems": {system: {"score", "documents": {id: score}}}}`` of a folder."""
-    record, options = scoring_version(version), options or Options()
+# ----- which schema a document is scored with (docs/SCORING.md, "Reading files") -------
+METADATA_FILES = ("metadata.json", "sources.json")  #: looked for when benchmark.toml names none
+
+
+def _not_a_name(value: str) -> bool:
+    """A schema name must be a file's stem in ``schemas/``: no path, nothing hidden."""
+    return not value or value.startswith(".") or any(c in value for c in "/\\\x00")
+
+
+def schema_name(doc_id: str, schemas: set[str] | frozenset[str], schema: str | None,
+                schema_by: str | None, record: Mapping[str, Any] | None, place: tuple[str, str],
+                folder: str = "schemas", label_file: str | None = None) -> str:
+    """The file in ``folder`` document ``doc_id`` is scored with: its own ``<id>.json``; else
+    ``<value>.json``, ``value`` its ``record``'s member named by benchmark.toml's
+    ``schema_by``; else the file named by ``schema``. ``schemas``: the stems in ``folder``;
+    ``place``: (file, pointer) of ``record``, or where it is missing. InputError otherwise."""
+    if doc_id in schemas:
+        return f"{doc_id}.json"
+    if schema is not None:
+        if schema[:-5] not in schemas:
+            raise InputError(CONFIG_NAME, "schema", f"names {folder}/{schema}, which does not "
+                             f"exist (document {doc_id!r} has no {folder}/{doc_id}.json)")
+        return schema
+    if schema_by is None:
+        raise InputError(label_file or f"labels/{doc_id}.json", "",
+                         f"no schema {folder}/{doc_id}.json")
+    if record is None:
+        raise InputError(*place, f"no record of document {doc_id!r} to read schema_by = "
+                         f"{schema_by!r} from, and no {folder}/{doc_id}.json")
+    value = record.get(schema_by)
+    if not isinstance(value, str) or not value:
+        said = f"{schema_by!r} is {value!r}" if schema_by in record else f"no {schema_by!r}"
+        raise InputError(*place, f"document {doc_id!r} has {said}, not the name of a schema "
+                         f"(schema_by), and no {folder}/{doc_id}.json")
+    if _not_a_name(value):
+        raise InputError(*place, f"document {doc_id!r}: {schema_by} {value!r} is a path, not "
+                         f"the name of a file in {folder}/ (no '/', '\\' or leading '.')")
+    if value not in schemas:
+        raise InputError(*place, f"document {doc_id!r}: {schema_by} {value!r} names "
+                         f"{folder}/{value}.json, which does not exist")
+    return f"{value}.json"
+
+
+def metadata_records(value: Any, source: str) -> dict[str, tuple[str, dict[str, Any]]]:
+    """doc_id -> (JSON pointer, record) of a metadata file's value, a list of objects each
+    with a string ``doc_id`` (a repeated id: the last record); InputError otherwise."""
+    if not isinstance(value, list):
+        raise InputError(source, "", "metadata must be a JSON list of records")
+    records: dict[str, tuple[str, dict[str, Any]]] = {}
+    for i, rec in enumerate(value):
+        if not isinstance(rec, dict) or not isinstance(rec.get("doc_id"), str):
+            raise InputError(source, f"/{i}", "record is not an object with a string doc_id")
+        records[rec["doc_id"]] = (f"/{i}", rec)
+    return records
+
+
+def schema_records(root: Path, metadata: str | None) -> tuple[str, dict[str, Any]]:
+    """(its name, :func:`metadata_records`) of a folder's metadata file for ``schema_by``:
+    ``metadata``, else the first of ``METADATA_FILES`` present (none: benchmark.toml, {})."""
+    name = metadata or next((n for n in METADATA_FILES if (root / n).is_file()), None)
+    if name is None:
+        return CONFIG_NAME, {}
+    if not (root / name).resolve().is_relative_to(root.resolve()):
+        raise InputError(name, "", "leads outside the benchmark folder")
+    return name, metadata_records(read_json_file(root / name, source=name).value, name)
+
+
+def folder_schemas(root: Path, ids: Sequence[str], *, schema: str | None = None,
+                   schema_by: str | None = None, metadata: str | None = None) -> dict[str, str]:
+    """doc id -> the file in ``ROOT/schemas/`` it is scored with (:func:`schema_name`), the
+    metadata read (:func:`schema_records`) only for ``schema_by``."""
+    source, records = schema_records(root, metadata) if schema_by is not None else ("", {})
+    schemas, names = set(document_ids(root / "schemas")), {}
+    for i in ids:  # a missing record is named at the file, or at schema_by when there is none
+        pointer, record = records.get(i, ("schema_by" if source == CONFIG_NAME else "", None))
+        names[i] = schema_name(i, schemas, schema, schema_by, record, (source, pointer))
+    return names
+
+
+def score_folder(root: Path, version: str, options: Options | None = None,
+                 config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """``{"version", "systems": {system: {"score", "documents": {id: score}}}}`` of a folder;
+    ``config``: benchmark.toml's table (:func:`read_config`), for its ``schema``/``schema_by``."""
+    record, options, config = scoring_version(version), options or Options(), config or {}
     ids, systems = document_ids(root / "labels"), system_names(root / "results")
-    files = [(root / "schemas" / f"{i}.json", root / "labels" / f"{i}.json") for i in ids]
+    names = folder_schemas(root, ids, schema=config.get("schema"),
+                           schema_by=config.get("schema_by"), metadata=config.get("metadata"))
+    files = [(root / "schemas" / names[i], root / "labels" / f"{i}.json") for i in ids]
     read = [(read_json_file(schema).value, read_json_file(label).value) for schema, label in files]
     values: dict[str, dict[str, float | None]] = {system: {} for system in systems}
     notes: dict[tuple[str, str], str] = {}
@@ -2470,7 +2562,7 @@ def main(argv: list[str] | None = None) -> int:
                 raise InputError(str(root), "", "no such benchmark folder")
             config = read_config(root)
             version = args.version or config.get("scoring_version") or DEFAULT_VERSION
-            print(render_folder(score_folder(root, version, config["options"]),
+            print(render_folder(score_folder(root, version, config["options"], config),
                                 args.format or "table"))
         else:
             parser.error("give ROOT, or RESULT SCHEMA LABEL")

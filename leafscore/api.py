@@ -361,11 +361,14 @@ def load_jsonl_benchmark(gold: str | Path, preds: Mapping[str, str | Path],
                          schema: str | Path, *, id_key: str = "id",
                          config: str | Path | None = None) -> Benchmark:
     """Read a JSONL benchmark without scoring it: ``gold`` labels, ``preds`` system ->
-    prediction file, one ``schema``, an optional ``benchmark.toml`` (version pin,
+    prediction file, one ``schema`` (or a folder of schemas, chosen per gold line by the
+    config's ``schema``/``schema_by``), an optional ``benchmark.toml`` (version pin,
     options). Raises ``InputError`` naming the file (and line): a path that does not
     exist, or is a folder, a FIFO or another file that is not regular (never opened, so
     a FIFO cannot make it wait), a config that is not UTF-8 or not valid."""
-    for path in (gold, schema, *preds.values(), *(() if config is None else (config,))):
+    folder = [schema] if Path(schema).is_dir() else []  # a folder of schemas (schema_by)
+    for path in (gold, *(() if folder else (schema,)), *preds.values(),
+                 *(() if config is None else (config,))):
         files.check_input_file(path)
     settings = BenchmarkConfig()
     if config is not None:

@@ -2,7 +2,8 @@
 
 Folder layout (ROOT)::
 
-    schemas/<id>.json            JSON Schema of document <id>
+    schemas/<id>.json            JSON Schema of document <id> (else a shared one:
+                                 benchmark.toml schema / schema_by, scorer.schema_name)
     labels/<id>.json             hand-verified label; the label files define the documents
     results/<system>/<id>.json   result envelope {"status": "ok", "data": {...}, ...}
     benchmark.toml               optional, see leafscore.config
@@ -94,6 +95,11 @@ class Document:
     ``"gold.jsonl:3"`` in JSONL mode); ``schema_sha256``/``label_sha256`` are hex digests
     of the canonical JSON of the values (``content_digest``). A folder's schema and
     label may be parsed only when first read (``_Unparsed``); the value is the same.
+
+    ``schema_file`` is the schema the document is scored with, as resolved by
+    ``scorer.schema_name``; ``schema_source`` says why: ``"own"`` (``schemas/<id>.json``,
+    or JSONL's one ``--schema`` file), ``"schema"`` (benchmark.toml's ``schema``) or
+    ``"schema_by"`` (the metadata column benchmark.toml's ``schema_by`` names).
     """
 
     id: str
@@ -103,6 +109,22 @@ class Document:
     label_file: str
     schema_sha256: str
     label_sha256: str
+    schema_source: str = "own"
+
+    @property
+    def shared_schema(self) -> bool:
+        """True when the schema is shared (``schema``/``schema_by``), not the document's own."""
+        return self.schema_source != "own"
+
+    @property
+    def schema_key(self) -> str:
+        """The name the signature digests this document's schema under: ``schema_file``
+        for its own, else ``<folder>/<id>.json``, the file a copy would be (so a shared
+        schema and per-document copies of it give the same signature)."""
+        if not self.shared_schema:
+            return self.schema_file
+        folder = self.schema_file.rpartition("/")[0]
+        return f"{folder}/{self.id}.json" if folder else f"{self.id}.json"
 
 
 # Set after the dataclass is made, so its fields stay plain (no default is read from them).
@@ -471,13 +493,7 @@ def load_metadata(
         if rel is None:
             return {}, []
     value = scorer.read_json_file(files.safe_child(root, rel), source=rel).value
-    if not isinstance(value, list):
-        raise InputError(rel, "", "metadata must be a JSON list of records")
-    records: dict[str, dict[str, Any]] = {}
-    for i, rec in enumerate(value):
-        if not isinstance(rec, dict) or not isinstance(rec.get("doc_id"), str):
-            raise InputError(rel, f"/{i}", "record is not an object with a string doc_id")
-        records[rec["doc_id"]] = rec
+    records = {d: rec for d, (_, rec) in scorer.metadata_records(value, rel).items()}
     columns = config.breakdowns
     if columns is None:
         present = {k for rec in records.values() for k in rec}
@@ -520,23 +536,30 @@ def load_folder(
     memo_key = _memo_key(root) if store.directory is not None else ""
     memo = _memo(store.get(memo_key)) if memo_key else {}
     used: dict[str, tuple[str, list[str]]] = {}
+    names = scorer.folder_schemas(root, ids, schema=config.schema, schema_by=config.schema_by,
+                                  metadata=config.metadata)  # the one rule: scorer.schema_name
+    shared: dict[str, tuple[Any, str]] = {}  # a shared schema file is read once
     for doc_id in ids:
-        if doc_id not in schema_ids:
-            raise InputError(f"labels/{doc_id}.json", "", f"no schema schemas/{doc_id}.json")
-        schema, schema_digest = _read_document_file(root, f"schemas/{doc_id}.json", warnings,
-                                                    memo, used)
-        schema = schemas.setdefault(schema_digest, schema)
+        rel = f"schemas/{names[doc_id]}"
+        if rel not in shared:
+            schema, schema_digest = _read_document_file(root, rel, warnings, memo, used)
+            shared[rel] = (schemas.setdefault(schema_digest, schema), schema_digest)
+        schema, schema_digest = shared[rel]
         label, label_digest = _read_document_file(root, f"labels/{doc_id}.json", warnings,
                                                   memo, used)
+        source = "own" if names[doc_id] == f"{doc_id}.json" else \
+            "schema" if config.schema is not None else "schema_by"
         docs.append(
             Document(
-                doc_id, schema, label, f"schemas/{doc_id}.json", f"labels/{doc_id}.json",
-                schema_digest, label_digest,
+                doc_id, schema, label, rel, f"labels/{doc_id}.json",
+                schema_digest, label_digest, source,
             )
         )
     if memo_key and used != memo:
         store.put(memo_key, {raw: [digest, notes] for raw, (digest, notes) in used.items()})
-    warnings += [f"schemas/{s}.json: no label; not scored" for s in sorted(schema_ids - set(ids))]
+    in_use = {name[:-5] for name in names.values()}
+    warnings += [f"schemas/{s}.json: no label; not scored"
+                 for s in sorted(schema_ids - set(ids) - in_use)]
     found = list_systems(root)
     if systems:
         unknown = [s for s in systems if s not in found]
@@ -593,9 +616,8 @@ def load_jsonl(
     """
     if not preds:
         raise InputError("--pred", "", "no prediction file (give --pred SYSTEM=PATH)")
-    schema_file = Path(schema).name
-    schema_value = load_json(schema).value
-    schema_digest = content_digest(schema_value)
+    config = config or BenchmarkConfig()
+    shared = _JSONLSchemas(Path(schema), config)
     docs: dict[str, Document] = {}
     order: list[str] = []
     warnings: list[str] = []
@@ -619,10 +641,13 @@ def load_jsonl(
             raise InputError(str(gold), f"line {n}", f"no string or integer {id_key!r} member")
         if doc_id in docs:
             raise InputError(str(gold), f"line {n}", f"id {doc_id!r} repeats an earlier line")
+        schema_file, schema_value, schema_digest, source = shared.of(doc_id, value, where)
         label = value["label"] if "label" in value else _without(value, id_key)
+        if config.schema_by is not None and "label" not in value:  # metadata, not label
+            label = _without(label, config.schema_by)
         docs[doc_id] = Document(
             doc_id, schema_value, label, schema_file, where, schema_digest,
-            content_digest(label),
+            content_digest(label), source,
         )
         order.append(doc_id)
     results: dict[tuple[str, str], RawResult] = {}
@@ -632,9 +657,47 @@ def load_jsonl(
         results.update({(system, doc_id): raw for doc_id, raw in found.items()})
     ids = sorted(docs)
     return Benchmark(
-        None, config or BenchmarkConfig(), tuple(docs[d] for d in ids), tuple(sorted(preds)),
+        None, config, tuple(docs[d] for d in ids), tuple(sorted(preds)),
         MappingProxyType(results), MappingProxyType({}), tuple(warnings),
     )
+
+
+class _JSONLSchemas:
+    """The schema of each gold line: JSONL's one ``--schema`` file, or, when ``--schema``
+    is a folder, the file ``scorer.schema_name`` picks in it (the line's own
+    ``<id>.json``, else the config's ``schema_by`` member of the gold line, else its
+    ``schema``), each file read once."""
+
+    def __init__(self, schema: Path, config: BenchmarkConfig) -> None:
+        self.path, self.config = schema, config
+        self.folder = schema.is_dir()
+        self.read: dict[str, tuple[Any, str]] = {}
+        if not self.folder and (config.schema is not None or config.schema_by is not None):
+            key = "schema" if config.schema is not None else "schema_by"
+            raise InputError(str(schema), "", f"the config's {key} needs --schema to be a "
+                             "folder of schemas, not one file")
+        self.names = frozenset(scorer.document_ids(schema)) if self.folder else frozenset()
+        if not self.folder:  # read up front, as a bad schema is an error even with no line
+            value = load_json(schema).value
+            self.read[schema.name] = (value, content_digest(value))
+
+    def of(self, doc_id: str, line: dict, where: str) -> tuple[str, Any, str, str]:
+        """(file shown, value, content digest, ``Document.schema_source``) of a gold line."""
+        if not self.folder:
+            path, shown, source = self.path, self.path.name, "own"
+        else:
+            file, _, number = where.rpartition(":")
+            name = scorer.schema_name(
+                doc_id, self.names, self.config.schema, self.config.schema_by, line,
+                (file, f"line {number}"), folder=self.path.name, label_file=where)
+            path, shown = self.path / name, f"{self.path.name}/{name}"
+            source = "own" if name == f"{doc_id}.json" else \
+                "schema" if self.config.schema is not None else "schema_by"
+        if shown not in self.read:
+            value = load_json(path).value
+            self.read[shown] = (value, content_digest(value))
+        value, digest = self.read[shown]
+        return shown, value, digest, source
 
 
 def _predictions(pred: Path, id_key: str, docs: Mapping[str, Document], order: list[str],

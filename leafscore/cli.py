@@ -11,6 +11,7 @@ Commands: ``validate``, ``plan``, ``score`` (folder or JSONL mode), ``leaderboar
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import dataclasses
 import functools
@@ -38,7 +39,7 @@ from leafscore.cache import Cache, default_cache_dir
 from leafscore.config import DEFAULT_METADATA_FILES, BenchmarkConfig, load_config
 from leafscore.executors import EXECUTORS, ExecutorError
 from leafscore.hygiene import visible
-from leafscore.validate import validate_folder
+from leafscore.validate import schema_uses, validate_folder
 from scorer import InputError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -343,8 +344,9 @@ def _benchmark_source(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--pred", "preds", multiple=True, metavar="SYSTEM=PATH",
                      help="JSONL mode: one system's predictions, one JSON object per line "
                           "(repeatable; a bare PATH is named by its file stem)."),
-        click.option("--schema", type=click.Path(dir_okay=False, path_type=Path),
-                     help="JSONL mode: the JSON Schema of every document."),
+        click.option("--schema", type=click.Path(path_type=Path),
+                     help="JSONL mode: the JSON Schema of every document, or a folder of "
+                          "schemas (--config's schema or schema_by picks one per line)."),
         click.option("--id-key", default="id", show_default=True,
                      help="JSONL mode: the id member."),
         click.option("--config", type=click.Path(dir_okay=False, path_type=Path),
@@ -482,14 +484,20 @@ def validate(root: Path, fmt: str, version: str | None, engine: str | None,
         + names.folder_problems(root)
     errors = [p for p in problems if p.level == "error"]
     warnings = [p for p in problems if p.level == "warning"]
+    uses = schema_uses(root)  # doc id -> the schema file it is scored with
     if fmt == "json":
         import json
 
         listing = [{"level": p.level, "file": p.file, "pointer": p.pointer,
                     "message": p.message} for p in errors + warnings]
         _emit(json.dumps({"errors": len(errors), "warnings": len(warnings),
-                          "problems": listing}, indent=2, ensure_ascii=False) + "\n")
+                          "problems": listing, "schemas": uses},
+                         indent=2, ensure_ascii=False) + "\n")
     else:
+        shared = collections.Counter(f for d, f in uses.items() if f != f"schemas/{d}.json")
+        for file, count in sorted(shared.items()):  # a shared schema: how many use it
+            click.echo(visible(f"schema: {file} is the schema of {count} document(s) "
+                               "without their own"))
         for problem in errors + warnings:
             click.echo(visible(str(problem)))
         click.echo(f"{len(errors)} error(s), {len(warnings)} warning(s)")

@@ -7,6 +7,8 @@ The file is optional. Its shape (every key optional)::
     scoring_version = "2.0"            # pinned metric version; absent = latest
     metadata = "metadata.json"         # JSON list of records, each with "doc_id"
     breakdowns = ["ftype", "lang"]     # metadata columns to break scores down by
+    schema = "invoice.json"            # schema of documents without schemas/<id>.json, or:
+    schema_by = "doctype"              # their metadata column naming schemas/<value>.json
 
     [options]                          # benchmark-wide scoring options (scorer.Options)
     decimal_separator = "."
@@ -30,7 +32,7 @@ import scorer
 
 CONFIG_NAME = scorer.CONFIG_NAME
 #: Metadata files looked for, in order, when the config names none.
-DEFAULT_METADATA_FILES: tuple[str, ...] = ("metadata.json", "sources.json")
+DEFAULT_METADATA_FILES: tuple[str, ...] = scorer.METADATA_FILES
 #: Breakdown columns used, when present in the metadata, if the config names none.
 DEFAULT_BREAKDOWNS: tuple[str, ...] = ("ftype", "file_type", "lang", "language", "tags")
 
@@ -51,6 +53,10 @@ class BenchmarkConfig:
     breakdowns: tuple[str, ...] | None = None
     options: scorer.Options = field(default_factory=scorer.Options)
     display_names: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    #: Shared schemas (``scorer.schema_name``): the file in ``schemas/`` of every document
+    #: without its own, or the metadata column naming it; at most one of the two.
+    schema: str | None = None
+    schema_by: str | None = None
 
 
 def parse_config(text: str, *, source: str = CONFIG_NAME) -> BenchmarkConfig:
@@ -73,6 +79,8 @@ def _from_table(data: dict[str, Any]) -> BenchmarkConfig:
         breakdowns=None if breakdowns is None else tuple(breakdowns),
         options=data["options"],
         display_names=MappingProxyType(dict(data.get("display_names", {}))),
+        schema=data.get("schema"),
+        schema_by=data.get("schema_by"),
     )
 
 

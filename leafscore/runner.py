@@ -534,8 +534,9 @@ def _pack_run(packs: Cache, key: str, seen: Sequence[_Seen],
 
 
 def run_signature(bench: Benchmark, record: scorer.ScoringVersion, options: Any) -> str:
-    """The signature line of a run (default bootstrap settings)."""
-    schemas = {d.schema_file: d.schema_sha256 for d in bench.documents}
+    """The signature line of a run (default bootstrap settings). Its ``schemas`` digest
+    is of the schema each document is scored with (``Document.schema_key``)."""
+    schemas = {d.schema_key: d.schema_sha256 for d in bench.documents}
     labels = {d.label_file: d.label_sha256 for d in bench.documents}
     return format_signature(
         version=record.name, matching=record.pairing, options_digest=options.digest(),

@@ -329,12 +329,15 @@ def validate_folder(root: Path, version: str | None = None, *,
     if not labels and (root / "labels").is_dir():
         problems.append(_error("labels/", "", "no label files (labels/<id>.json)"))
     docs: dict[str, Any] = {}
+    used, resolve_problems = document_schemas(root, config, labels, schemas)
+    problems += resolve_problems
     for doc_id in labels:
-        found, schema = _check_document(root, doc_id, doc_id in schemas, record, config.options,
+        found, schema = _check_document(root, doc_id, used.get(doc_id), record, config.options,
                                         strict)
         problems += found
         docs[doc_id] = schema
-    for doc_id in sorted(schemas - set(labels)):
+    in_use = {name[len("schemas/"):-len(".json")] for name in used.values()}
+    for doc_id in sorted(schemas - set(labels) - in_use):
         problems.append(_warning(f"schemas/{doc_id}.json", "", "no label: not scored"))
     problems += _check_results(root, docs, record, systems)
     try:
@@ -343,15 +346,53 @@ def validate_folder(root: Path, version: str | None = None, *,
         problems.append(_error(exc.file, exc.pointer, exc.reason))
     else:
         problems += [_warning(w.split(": ", 1)[0], "", w.split(": ", 1)[1]) for w in meta_warnings]
-    return problems
+    return list(dict.fromkeys(problems))  # a shared schema's problems are said once
 
 
-def _check_document(root: Path, doc_id: str, has_schema: bool, record: scorer.ScoringVersion,
-                    options: scorer.Options, strict: bool = False) -> tuple[list[Problem], Any]:
-    """The problems of one document's schema and label, and its schema (None if unread)."""
-    label_file, schema_file = f"labels/{doc_id}.json", f"schemas/{doc_id}.json"
-    if not has_schema:
-        return [_error(label_file, "", f"no schema {schema_file}")], None
+def document_schemas(root: Path, config: BenchmarkConfig, labels: Iterable[str],
+                     schemas: Iterable[str]) -> tuple[dict[str, str], list[Problem]]:
+    """doc id -> the schema file it is scored with (``"schemas/invoice.json"``, by
+    ``scorer.schema_name``, the one rule), and an error for each document it names none
+    for. A metadata file that cannot be read is ``load_metadata``'s error to report."""
+    source, records, unread = scorer.CONFIG_NAME, {}, False
+    if config.schema_by is not None:
+        try:
+            source, records = scorer.schema_records(root, config.metadata)
+        except InputError:
+            unread = True
+    names: dict[str, str] = {}
+    problems: list[Problem] = []
+    known = set(schemas)
+    for doc_id in labels:
+        pointer, found = records.get(doc_id, ("schema_by" if source == scorer.CONFIG_NAME
+                                              else "", None))
+        try:
+            names[doc_id] = "schemas/" + scorer.schema_name(
+                doc_id, known, config.schema, config.schema_by, found, (source, pointer))
+        except InputError as exc:
+            if not unread:
+                problems.append(_error(exc.file, exc.pointer, exc.reason))
+    return names, problems
+
+
+def schema_uses(root: Path) -> dict[str, str]:
+    """doc id -> the schema file each labelled document of ``root`` is scored with (for
+    ``validate``'s listing); documents it names none for (an error) are left out."""
+    try:
+        config, labels = load_config(root), list_ids(root, "labels")
+        return document_schemas(root, config, labels, list_ids(root, "schemas"))[0]
+    except InputError:
+        return {}
+
+
+def _check_document(root: Path, doc_id: str, schema_file: str | None,
+                    record: scorer.ScoringVersion, options: scorer.Options,
+                    strict: bool = False) -> tuple[list[Problem], Any]:
+    """The problems of one document's schema (``schema_file``, None when it has none:
+    :func:`document_schemas` said so) and label, and its schema (None if unread)."""
+    label_file = f"labels/{doc_id}.json"
+    if schema_file is None:
+        return [], None
     schema, problems = _load(root, schema_file)
     label, label_problems = _load(root, label_file)
     problems += label_problems
