@@ -344,17 +344,20 @@ def evaluate(root: str | Path = ".", *, version: str | None = None,
 
 
 def load(root: str | Path, systems: Iterable[str] | None = None, *,
-         cache: bool | Cache = False, cache_dir: str | Path | None = None) -> Benchmark:
+         cache: bool | Cache = False, cache_dir: str | Path | None = None,
+         results: bool = True) -> Benchmark:
     """Read a benchmark folder (its ``benchmark.toml`` included) without scoring it.
     ``cache`` as in :func:`evaluate_benchmark`: where the digests of schemas and labels
     read before are kept, so a rerun parses only the files that changed (default: off).
+    ``results`` False: a folder with no system folder yet reads with no systems.
     """
     root = Path(root)
     chosen = tuple(systems or ())
     for system in chosen:
         files.check_name("system name", system, source="--system")
     config = load_config(root) if root.is_dir() else BenchmarkConfig()
-    return load_folder(root, config, systems=chosen, cache=_cache(cache, cache_dir))
+    return load_folder(root, config, systems=chosen, cache=_cache(cache, cache_dir),
+                       results=results)
 
 
 def load_jsonl_benchmark(gold: str | Path, preds: Mapping[str, str | Path],

@@ -512,8 +512,12 @@ def load_folder(
     systems: tuple[str, ...] = (),
     max_bytes: int | None = None,
     cache: Cache | None = None,
+    results: bool = True,
 ) -> Benchmark:
     """Read a benchmark folder.
+
+    ``results`` False: a folder without system folders under ``results/`` is read too
+    (no systems), as ``leafscore plan`` reads a benchmark before any system has run.
 
     ``systems`` restricts to those systems (each must exist). ``cache``: where the read
     memo of schemas and labels is kept (``_read_document_file``; default: none). Raises
@@ -560,7 +564,12 @@ def load_folder(
     in_use = {name[:-5] for name in names.values()}
     warnings += [f"schemas/{s}.json: no label; not scored"
                  for s in sorted(schema_ids - set(ids) - in_use)]
-    found = list_systems(root)
+    try:
+        found = list_systems(root)
+    except InputError:
+        if results or systems:
+            raise
+        found = []
     if systems:
         unknown = [s for s in systems if s not in found]
         if unknown:

@@ -525,7 +525,7 @@ def plan(source: Source, doc_id: str | None, fmt: str, version: str | None) -> N
     from leafscore import lint
     from leafscore import plan as plan_mod
 
-    bench = _bench_of(source)
+    bench = _bench_of(source, results=False)  # a plan needs no system's results yet
     record = versions.resolve(version, bench.config.scoring_version, on_default=lambda latest:
                               _note("no scoring_version pinned (benchmark.toml); using the "
                                     f"latest, {latest}"))
@@ -928,12 +928,13 @@ def _side(source: Source, bench: Benchmark, name: str, option: str) -> tuple[Ben
 
 
 def _bench_of(source: Source, systems: tuple[str, ...] = (),
-              cache: Cache | None = None) -> Benchmark:
+              cache: Cache | None = None, results: bool = True) -> Benchmark:
     """The benchmark of ``source`` (only ``systems`` when given), read without scoring;
-    ``cache`` keeps the read memo of a folder's schemas and labels."""
+    ``cache`` keeps the read memo of a folder's schemas and labels; ``results`` False: a
+    folder with no system folder yet is read too."""
     source.check()
     if not source.jsonl:
-        return api.load(source.root, systems, cache=cache or Cache(None))
+        return api.load(source.root, systems, cache=cache or Cache(None), results=results)
     preds = dict(source.preds)
     bare = [p for p in source.pred_options if "=" not in p]
     if len(source.pred_options) == 1 and bare and len(systems) == 1:

@@ -284,3 +284,18 @@ def test_docubench_verdicts_read_each_label_by_the_plans_comparison(docubench):
             assert json.loads(record.label_canon) == scorer.shown(key), (doc.id, record)
             checked += 1
     assert checked > 10_000
+
+
+def test_a_benchmark_no_system_has_run_on_yet_has_a_plan(tmp_path):
+    schema = {"type": "object", "properties": {"a": {"type": "string"}}}
+    root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {"s": {"d": {}}}, schema=schema)
+    for system_folder in (root / "results").iterdir():
+        for file in system_folder.iterdir():
+            file.unlink()
+        system_folder.rmdir()
+    (root / "results").rmdir()
+    result = invoke("plan", root, "--format", "json")
+    assert result.exit_code == 0, result.stderr
+    assert [f["path"] for f in json.loads(result.stdout)["schemas"]["schemas/d.json"][
+        "fields"]] == ["", "a"]
+    assert invoke("score", root).exit_code == 2  # scoring still needs a system's results
