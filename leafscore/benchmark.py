@@ -456,6 +456,32 @@ def only_results(results: Mapping[tuple[str, str], RawResult], *,
                              and (keep_d is None or k[1] in keep_d)})
 
 
+def metadata_records(
+    root: Path, config: BenchmarkConfig
+) -> tuple[str | None, dict[str, dict[str, Any]]]:
+    """(file, doc_id -> its whole record) of the benchmark's metadata file, every key
+    kept (names, pages, licences: the explorer shows them); ``(None, {})`` when there is
+    none.
+
+    The file is ``config.metadata``, else the first of ``metadata.json``/``sources.json``
+    present. Raises ``InputError`` when it is not a list of objects with ``doc_id``.
+    """
+    rel = config.metadata
+    if rel is None:
+        rel = next((n for n in DEFAULT_METADATA_FILES if (Path(root) / n).is_file()), None)
+        if rel is None:
+            return None, {}
+    value = scorer.read_json_file(files.safe_child(root, rel), source=rel).value
+    if not isinstance(value, list):
+        raise InputError(rel, "", "metadata must be a JSON list of records")
+    records: dict[str, dict[str, Any]] = {}
+    for i, rec in enumerate(value):
+        if not isinstance(rec, dict) or not isinstance(rec.get("doc_id"), str):
+            raise InputError(rel, f"/{i}", "record is not an object with a string doc_id")
+        records[rec["doc_id"]] = rec
+    return rel, records
+
+
 def load_metadata(
     root: Path, config: BenchmarkConfig, ids: tuple[str, ...]
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
@@ -465,19 +491,9 @@ def load_metadata(
     present. Columns are ``config.breakdowns``, else those of ``DEFAULT_BREAKDOWNS``
     found. Raises ``InputError`` when the file is not a list of objects with ``doc_id``.
     """
-    rel = config.metadata
+    rel, records = metadata_records(root, config)
     if rel is None:
-        rel = next((n for n in DEFAULT_METADATA_FILES if (Path(root) / n).is_file()), None)
-        if rel is None:
-            return {}, []
-    value = scorer.read_json_file(files.safe_child(root, rel), source=rel).value
-    if not isinstance(value, list):
-        raise InputError(rel, "", "metadata must be a JSON list of records")
-    records: dict[str, dict[str, Any]] = {}
-    for i, rec in enumerate(value):
-        if not isinstance(rec, dict) or not isinstance(rec.get("doc_id"), str):
-            raise InputError(rel, f"/{i}", "record is not an object with a string doc_id")
-        records[rec["doc_id"]] = rec
+        return {}, []
     columns = config.breakdowns
     if columns is None:
         present = {k for rec in records.values() for k in rec}
