@@ -11,6 +11,7 @@ as extra. The browser, the page helper and ``LEAFSCORE_REQUIRE_BROWSER`` are
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -48,6 +49,7 @@ RESULTS = {
                "d3": {"name": "x", "city": "y", "lines": [{"desc": "z"}]}, "d4": LABELS["d4"]},
     "sparse": {"d4": LABELS["d4"]},
 }
+RUN_SYSTEMS = sorted(RESULTS)  # the run's order: the heat map's columns
 SOURCES = [
     {"doc_id": "d1", "n": 1, "name": "Hebrew grocery receipt", "pages": 3, "lang": "he",
      "tags": ["receipt", "rtl"]},
@@ -83,7 +85,9 @@ def _drill(page: Page, document: str, system: str) -> None:
 
 
 def _heat_cell(page: Page, document: str, system: str):
-    return page.page.locator(f"#heat td[aria-label^='{document} × {system}:']")
+    row = page.page.locator("#heat tbody tr", has=page.page.locator(
+        "th", has_text=re.compile(f"^{document}$")))
+    return row.locator(f"td[data-s='{RUN_SYSTEMS.index(system)}']")
 
 
 # ------------------------------------------------------------------------------------
@@ -101,10 +105,12 @@ def test_parse_failures_and_missing_results_are_marked_not_zeros(browser, notes_
     failure, missing, zero = (_heat_cell(page, d, "broken") for d in ("d1", "d2", "d3"))
     assert failure.inner_text() == "! 0"
     assert failure.get_attribute("data-status") == "parse failure"
-    assert failure.get_attribute("aria-label") == "d1 × broken: 0.00% (parse failure)"
+    assert failure.get_attribute("aria-label") == (
+        "d1 (Hebrew grocery receipt) × broken: 0.00% (parse failure)")
     assert missing.inner_text() == "∅ 0"
     assert missing.get_attribute("data-status") == "no result file"
-    assert missing.get_attribute("aria-label") == "d2 × broken: 0.00% (no result file)"
+    assert missing.get_attribute("aria-label") == (
+        "d2 (Acme invoice) × broken: 0.00% (no result file)")
     assert zero.inner_text() == "0" and zero.get_attribute("data-status") is None
     assert zero.get_attribute("class") == "s0"
     # A pattern, not a colour step: the three cells do not share a background.
@@ -132,6 +138,31 @@ def test_parse_failures_and_missing_results_are_marked_not_zeros(browser, notes_
         "missing result is scored as an empty result.")
     _drill(page, "d3", "broken")
     assert page.page.locator("#drill-status").count() == 0
+    page.close()
+
+
+def test_under_1_0_a_missing_result_is_marked_and_left_out(browser, notes_bench, tmp_path):
+    evaluation = leafscore.evaluate(notes_bench, version="1.0", cache=False)
+    assert evaluation.document_scores("broken")["d2"] is None  # left out of the mean
+    page = Page(browser, _explore(notes_bench, tmp_path / "page.html", "--version", "1.0",
+                                  "--no-cache"))
+    missing = _heat_cell(page, "d2", "broken")
+    assert missing.inner_text() == "∅ –"
+    assert missing.get_attribute("aria-label") == (
+        "d2 (Acme invoice) × broken: not scored (no result file)")
+    failure = _heat_cell(page, "d1", "broken")
+    assert failure.get_attribute("data-status") == "parse failure"
+    assert failure.inner_text().startswith("! ")
+    assert page.text("#heat-status-legend").split("\n")[1] == (
+        "∅ no result file: a missing result is left out of the mean")
+    _drill(page, "d1", "broken")
+    assert page.text("#drill-status") == "! Parse failure: the result could not be read."
+    assert "(parse failure)" in page.text("#drill-warnings")
+    _drill(page, "d2", "broken")
+    assert page.text("#drill-head") == "d2 × broken: not scored (no result file)"
+    assert page.text("#drill-status") == (
+        "∅ No result file: broken has no result for this document; under version 1.0 a "
+        "missing result is left out of the mean.")
     page.close()
 
 

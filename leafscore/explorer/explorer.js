@@ -98,6 +98,13 @@
     return DATA.sources ? DATA.sources[d] : null;
   }
 
+  // The id, and the name in parentheses when sources.json gives one (the heat map's
+  // readout on focus, where a tooltip is not seen).
+  function docName(d) {
+    const source = sourceOf(d);
+    return source && source.name ? DOCS[d] + " (" + source.name + ")" : DOCS[d];
+  }
+
   function docTitle(d) {
     const source = sourceOf(d);
     if (!source) return DOCS[d];
@@ -398,7 +405,7 @@
         td.className = step(score);
         td.textContent = score === null ? "–" : (100 * score).toFixed(0);
         if (status !== "s") markStatus(td, status);
-        const label = DOCS[d] + " × " + sys + ": " + (score === null ? "not scored" : pct(score) + "%")
+        const label = docName(d) + " × " + sys + ": " + (score === null ? "not scored" : pct(score) + "%")
           + " (" + STATUS_TEXT[status] + ")";
         td.title = label;
         td.setAttribute("aria-label", label);
@@ -660,8 +667,9 @@
     clear(head).appendChild(bdi(DOCS[d]));
     head.appendChild(document.createTextNode(" × "));
     head.appendChild(bdi(SYSTEMS[s]));
-    head.appendChild(document.createTextNode(": " + pct(DATA.scores[s][d]) + "% ("
-      + STATUS_TEXT[status] + ")"));
+    const score = DATA.scores[s][d];
+    head.appendChild(document.createTextNode(": " + (score === null ? "not scored" : pct(score) + "%")
+      + " (" + STATUS_TEXT[status] + ")"));
     drillSource(out, d);
     drillStatus(out, s, d, status);
     if (!DATA.verdicts) {
@@ -710,7 +718,9 @@
     if (status === "p") {
       out.appendChild(el("p", { id: "drill-status", class: "status-note st-p" }, [
         el("strong", { text: STATUS_MARK.p + " Parse failure" }),
-        ": the result could not be read, so every label leaf counts as a parse failure."]));
+        // 2.x: each label leaf is a parse_failure verdict; 1.0 keeps no verdicts.
+        ": the result could not be read" + (DATA.verdicts
+          ? ", so every label leaf counts as a parse failure." : ".")]));
     } else if (status === "m") {
       out.appendChild(el("p", { id: "drill-status", class: "status-note st-m" }, [
         el("strong", { text: STATUS_MARK.m + " No result file" }),
