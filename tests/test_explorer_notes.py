@@ -90,6 +90,24 @@ def _heat_cell(page: Page, document: str, system: str):
     return row.locator(f"td[data-s='{RUN_SYSTEMS.index(system)}']")
 
 
+def test_page_data_holds_the_command_lines_words(notes_eval):
+    """Without a browser: the page's data holds the leaderboard's notes and each cell's
+    reading notes as the command line has them, and one record per document."""
+    data = explore.page_data(notes_eval)
+    board = notes_eval.leaderboard()
+    assert [line for line, _ in data["board_notes"]] == list(render.leaderboard_notes(board))
+    assert [line for line, warning in data["board_notes"] if warning] == list(board.warnings)
+    assert data["small_sample"] == board.warnings[0]
+    assert data["missing_rule"] == "scored as an empty result"
+    systems, documents = notes_eval.systems, notes_eval.documents
+    assert data["cell_warnings"] == [
+        [s, d, list(notes_eval.explain(doc, system).warnings)]
+        for s, system in enumerate(systems) for d, doc in enumerate(documents)
+        if notes_eval.explain(doc, system).warnings]
+    assert [None if r is None else r["name"] for r in data["sources"]] == [
+        "Hebrew grocery receipt", "Acme invoice", "Blue order", None]
+
+
 # ------------------------------------------------------------------------------------
 # Parse failures and missing results
 # ------------------------------------------------------------------------------------
