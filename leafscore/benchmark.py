@@ -478,6 +478,25 @@ def only_results(results: Mapping[tuple[str, str], RawResult], *,
                              and (keep_d is None or k[1] in keep_d)})
 
 
+def metadata_records(
+    root: Path, config: BenchmarkConfig
+) -> tuple[str | None, dict[str, dict[str, Any]]]:
+    """(file, doc_id -> its whole record) of the benchmark's metadata file, every key
+    kept (names, pages, licences: the explorer shows them); ``(None, {})`` when there is
+    none.
+
+    The file is ``config.metadata``, else the first of ``metadata.json``/``sources.json``
+    present. Raises ``InputError`` when it is not a list of objects with ``doc_id``.
+    """
+    rel = config.metadata
+    if rel is None:
+        rel = next((n for n in DEFAULT_METADATA_FILES if (Path(root) / n).is_file()), None)
+        if rel is None:
+            return None, {}
+    value = scorer.read_json_file(files.safe_child(root, rel), source=rel).value
+    return rel, {d: rec for d, (_, rec) in scorer.metadata_records(value, rel).items()}
+
+
 def load_metadata(
     root: Path, config: BenchmarkConfig, ids: tuple[str, ...]
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
@@ -487,13 +506,9 @@ def load_metadata(
     present. Columns are ``config.breakdowns``, else those of ``DEFAULT_BREAKDOWNS``
     found. Raises ``InputError`` when the file is not a list of objects with ``doc_id``.
     """
-    rel = config.metadata
+    rel, records = metadata_records(root, config)
     if rel is None:
-        rel = next((n for n in DEFAULT_METADATA_FILES if (Path(root) / n).is_file()), None)
-        if rel is None:
-            return {}, []
-    value = scorer.read_json_file(files.safe_child(root, rel), source=rel).value
-    records = {d: rec for d, (_, rec) in scorer.metadata_records(value, rel).items()}
+        return {}, []
     columns = config.breakdowns
     if columns is None:
         present = {k for rec in records.values() for k in rec}

@@ -23,7 +23,8 @@ from typing import Any
 
 import scorer
 from leafscore import leaderboard as leaderboard_mod
-from leafscore import stats
+from leafscore import render, stats
+from leafscore.benchmark import metadata_records
 
 #: Order of the integers kept per verdict: string-table indices, except ``kind`` (an
 #: index into ``data["kinds"]``).
@@ -37,6 +38,10 @@ LENGTH_COLUMN = "length"
 DATA_FORMAT = 1
 
 _ASSETS = ("page.html", "explorer.css", "explorer.js")
+#: Keys of a metadata record (``sources.json``) read as the document's name; first wins.
+NAME_KEYS: tuple[str, ...] = ("name", "title")
+#: Longest text of one metadata value the page keeps; a longer one is cut, with ``…``.
+SOURCE_TEXT_MAX = 300
 
 
 def _jsonable(value: Any) -> Any:
@@ -163,6 +168,71 @@ def _verdicts(run: Any) -> tuple[list[str], list[list[list[int]]]] | None:
     return strings.table, out
 
 
+def _source_text(value: Any) -> str:
+    """One metadata value as the page shows it: text as it is, a list of texts and
+    numbers joined by ``, ``, anything else as compact JSON; cut at
+    :data:`SOURCE_TEXT_MAX` characters.
+
+    >>> _source_text(["usd", 2, None])
+    'usd, 2, null'
+    """
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, list) and all(not isinstance(v, dict | list) for v in value):
+        text = ", ".join(v if isinstance(v, str) else _text(v) for v in value)
+    else:
+        text = _text(value)
+    return text if len(text) <= SOURCE_TEXT_MAX else text[:SOURCE_TEXT_MAX - 1] + "…"
+
+
+def document_sources(evaluation: Any) -> list[dict[str, Any] | None]:
+    """Each document's record in the benchmark's metadata file (``sources.json`` or
+    ``metadata.json``, as the breakdowns read it), in run order: ``{"name": text or
+    None, "fields": [[key, text], ...]}`` with every key but ``doc_id`` in the record's
+    order (``_source_text``), the name the first of :data:`NAME_KEYS` that is text;
+    ``None`` for a document without a record, and for every document of a benchmark
+    without a metadata file (JSONL)."""
+    bench = evaluation.benchmark
+    if bench.root is None:
+        return [None] * len(evaluation.run.documents)
+    _, records = metadata_records(bench.root, bench.config)
+    out: list[dict[str, Any] | None] = []
+    for doc in evaluation.run.documents:
+        record = records.get(doc)
+        if record is None:
+            out.append(None)
+            continue
+        name = next((record[k] for k in NAME_KEYS if isinstance(record.get(k), str)), None)
+        out.append({"name": name, "fields": [[str(k), _source_text(v)]
+                                             for k, v in record.items() if k != "doc_id"]})
+    return out
+
+
+def cell_warnings(run: Any) -> list[list[Any]]:
+    """What reading each result said (``leafscore explain``'s notes: why a result is a
+    parse failure, a byte-order mark...): ``[system index, document index, [lines]]``
+    for each cell with a line, others left out."""
+    out = []
+    for s, system in enumerate(run.systems):
+        for d, doc in enumerate(run.documents):
+            lines = run.cells[(system, doc)].warnings
+            if lines:
+                out.append([s, d, list(lines)])
+    return out
+
+
+def board_notes(run: Any, *, resamples: int = stats.DEFAULT_RESAMPLES,
+                seed: int = stats.DEFAULT_SEED) -> list[list[Any]]:
+    """The lines ``leafscore leaderboard`` prints under its table
+    (``render.leaderboard_notes``: the test and its Holm correction, the documents the
+    gaps rest on, every row without a decision and why, ``(few)``, the small-sample
+    warnings), each as ``[text, is a warning]``."""
+    # The notes do not depend on the breakdowns: none is computed.
+    board = leaderboard_mod.leaderboard(run, resamples=resamples, seed=seed, columns=())
+    warnings = set(board.warnings)
+    return [[line, line in warnings] for line in render.leaderboard_notes(board)]
+
+
 #: Up to this many systems the page holds the paired difference of every ordered pair;
 #: above it, of the pairs :func:`pair_scope` names (2 per system: linear, not square).
 ALL_PAIRS_UP_TO: int = 30
@@ -260,7 +330,12 @@ def page_data(evaluation: Any, *, resamples: int = stats.DEFAULT_RESAMPLES,
         (verdict kind -> [tp, fp, fn]); ``strings`` and ``verdicts`` (``_verdicts``; both
         ``None`` under 1.0); ``pairs`` (``pair_differences`` of the pairs of
         ``pair_scope``: every ordered pair up to :data:`ALL_PAIRS_UP_TO` systems, 2 to 4
-        per system above) and ``all_pairs`` (whether that is every ordered pair).
+        per system above) and ``all_pairs`` (whether that is every ordered pair);
+        ``board_notes`` (``board_notes``: the leaderboard's notes as the command line
+        prints them), ``small_sample`` (``stats.small_sample_warning`` of the documents,
+        or ``None``), ``missing_rule`` (the version's), ``sources``
+        (``document_sources``: names and metadata) and ``cell_warnings``
+        (``cell_warnings``: what reading each result said).
 
     Raises
     ------
@@ -295,6 +370,11 @@ def page_data(evaluation: Any, *, resamples: int = stats.DEFAULT_RESAMPLES,
         "kinds": {kind: list(counts) for kind, counts in scorer.VERDICT_KINDS.items()},
         "strings": None if compact is None else compact[0],
         "verdicts": None if compact is None else compact[1],
+        "board_notes": board_notes(run, resamples=resamples, seed=seed),
+        "small_sample": stats.small_sample_warning(len(run.documents)),
+        "missing_rule": record.missing_rule,
+        "sources": document_sources(evaluation),
+        "cell_warnings": cell_warnings(run),
         "all_pairs": len(run.systems) <= ALL_PAIRS_UP_TO,
         "pairs": pair_differences(
             run, resamples=resamples, seed=seed,

@@ -200,7 +200,7 @@ def test_leaderboard_order_values_and_signature_equal_summary(browser, sample_pa
     assert page.board() == _expected_board(summary)
     assert page.text("#signature") == summary["signature"]
     ties = [s for s, iv in summary["intervals"].items() if iv["tie_with_leader"]]
-    shown = page.page.locator("#board tbody tr", has_text="= tie")
+    shown = page.page.locator("#board tbody tr", has_text="≈ tie")
     assert sorted(shown.nth(i).get_attribute("data-system") for i in range(shown.count())) \
         == sorted(ties)
     page.close()

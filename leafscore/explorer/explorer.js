@@ -40,12 +40,20 @@
     wrong_value: "#D55E00", type_error: "#CC79A7", missing: "#E69F00",
     hallucinated: "#0072B2", extra_item: "#56B4E9", parse_failure: "#000000",
   };
-  const STATUS_TEXT = { s: "scored", p: "parse failure", m: "missing result" };
+  const STATUS_TEXT = { s: "scored", p: "parse failure", m: "no result file" };
+  // A parse failure or a missing result is marked in the heat map (a mark, a pattern and
+  // these words), never shown as if it were a real score of 0.
+  const STATUS_MARK = { p: "!", m: "∅" };
   // Heat-map steps (upper bounds, score in [0, 1]); the last step is exactly 1.
   const STEPS = [0.5, 0.7, 0.8, 0.9, 0.95, 0.99, 1.0];
   const STEP_TEXT = ["< 50", "50–70", "70–80", "80–90", "90–95", "95–99", "99–<100", "100"];
   const UNPAIRED = /\[r\d+\]/;
+  // Verdicts whose canonical values the scorer leaves unset: nothing was compared.
+  const NOT_COMPARED = new Set(["missing", "hallucinated", "extra_item", "parse_failure"]);
   const LAYOUT = 7; // integers per verdict: address, field, kind, label, result, canons
+  // What reading each result said, by system * documents + document.
+  const CELL_WARNINGS = new Map((DATA.cell_warnings || []).map(
+    ([s, d, lines]) => [s * DATA.documents.length + d, lines]));
 
   const state = {
     filters: DATA.columns.map(() => -1),
@@ -77,6 +85,32 @@
       node.appendChild(typeof child === "string" ? document.createTextNode(child) : child);
     }
     return node;
+  }
+
+  // User text (values, names, ids) in its own direction: a Hebrew or Arabic value keeps
+  // its place among the page's left-to-right words (<bdi> isolates it, dir auto).
+  function bdi(text) {
+    return el("bdi", { text: text });
+  }
+
+  // A document's record in sources.json (or metadata.json): {name, fields} or null.
+  function sourceOf(d) {
+    return DATA.sources ? DATA.sources[d] : null;
+  }
+
+  // The id, and the name in parentheses when sources.json gives one (the heat map's
+  // readout on focus, where a tooltip is not seen).
+  function docName(d) {
+    const source = sourceOf(d);
+    return source && source.name ? DOCS[d] + " (" + source.name + ")" : DOCS[d];
+  }
+
+  function docTitle(d) {
+    const source = sourceOf(d);
+    if (!source) return DOCS[d];
+    const lines = [source.name ? DOCS[d] + " — " + source.name : DOCS[d]];
+    for (const [key, text] of source.fields) lines.push(key + ": " + text);
+    return lines.join("\n");
   }
 
   function clear(node) {
@@ -134,7 +168,7 @@
 
   function select(node, options, value, onChange) {
     clear(node);
-    options.forEach(([val, label]) => node.appendChild(el("option", { value: String(val), text: label })));
+    options.forEach(([val, label]) => node.appendChild(el("option", { value: String(val), text: label, dir: "auto" })));
     node.value = String(value);
     node.onchange = () => onChange(Number(node.value));
   }
@@ -166,7 +200,7 @@
       const options = [[-1, "All (" + DOCS.length + ")"]];
       column.values.forEach((value, v) => options.push([v, value + " (" + counts[v] + ")"]));
       select(node, options, -1, (v) => { state.filters[c] = v; renderAll(); });
-      box.appendChild(el("label", {}, [column.name, node]));
+      box.appendChild(el("label", {}, [bdi(column.name), node]));
     });
     document.getElementById("clear-filters").addEventListener("click", () => {
       state.filters = state.filters.map(() => -1);
@@ -195,12 +229,12 @@
           rank: iv.rank, tie: iv.tie_with_leader, cover: SUMMARY.coverage[sys],
           gap: iv.gap === undefined ? null : iv.gap, p: iv.p_holm,
           paired: iv.paired_documents, decision: iv.decision || null,
-          reason: iv.reason || "" };
+          reason: iv.reason || "", near: iv.near_alpha === true, few: iv.few_documents === true };
       }
       const values = [];
       for (const d of docs) if (DATA.scores[s][d] !== null) values.push(DATA.scores[s][d]);
       return { s, score: mean(values), low: null, high: null, rank: 0, tie: null, cover,
-        gap: null, p: null, paired: null, decision: null, reason: "" };
+        gap: null, p: null, paired: null, decision: null, reason: "", near: false, few: false };
     }).sort((a, b) => {
       if (!filtered()) return a.rank - b.rank;
       if ((a.score === null) !== (b.score === null)) return a.score === null ? 1 : -1;
@@ -255,12 +289,14 @@
     ])]));
     const body = el("tbody");
     for (const row of rows) {
-      const tie = row.decision === "none" ? "– no decision" : row.tie === null ? "–"
-        : row.rank === 1 && !row.tie ? "leader" : row.tie ? "= tie" : "no";
+      // The command line's marks: ≈ a tie, – no decision, * near alpha (boardNotes).
+      const tie = (row.decision === "none" ? "– no decision" : row.tie === null ? "–"
+        : row.rank === 1 && !row.tie ? "leader" : row.tie ? "≈ tie" : "behind")
+        + (row.near ? " *" : "");
       // data-label names each cell where a phone shows the rows as cards (CSS).
       body.appendChild(el("tr", { "data-system": SYSTEMS[row.s] }, [
         el("td", { class: "num rank", text: String(row.rank), "data-label": "Rank" }),
-        el("th", { scope: "row", text: name(row.s) }),
+        el("th", { scope: "row" }, [bdi(name(row.s))]),
         el("td", { class: "num score", text: pct(row.score), "data-label": "Score (%)" }),
         el("td", { class: "num", text: row.low === null ? "–" : "[" + pct(row.low) + ", " + pct(row.high) + "]",
           "data-label": conf + "% interval" }),
@@ -273,7 +309,8 @@
           : String(row.paired), "data-label": "Paired" }),
         el("td", { class: row.tie ? "tie" : "", text: tie, title: row.reason,
           "data-label": "Tie with leader" }),
-        el("td", { class: "num", text: row.cover.scored + " / " + row.cover.documents, "data-label": "Scored" }),
+        el("td", { class: "num", text: row.cover.scored + " / " + row.cover.documents
+          + (row.few ? " (few)" : ""), "data-label": "Scored" }),
         el("td", { class: "num", text: String(row.cover.parse_failures), "data-label": "Parse failures" }),
         el("td", { class: "num", text: String(row.cover.missing), "data-label": "Missing" }),
       ]));
@@ -282,11 +319,29 @@
     document.getElementById("board-note").textContent = filtered()
       ? "Filtered: scores are re-averaged over the " + docs.length + " shown documents; "
         + "intervals and ties are computed for all documents only, so they are hidden."
-      : "Unfiltered: every number is summary.json's. “= tie”: the difference to the leader "
+      : "Unfiltered: every number is summary.json's. “≈ tie”: the difference to the leader "
         + "is not significant at 5% (paired sign-flip permutation test, Holm-adjusted; "
         + "p and paired documents shown); intervals are bootstrap percentile intervals ("
         + SUMMARY.bootstrap.resamples + " resamples, seed " + SUMMARY.bootstrap.seed
-        + "). “– no decision”: too few paired documents to test (hover for the reason).";
+        + "). “– no decision”: the test cannot decide (the reason is below).";
+    renderBoardNotes();
+  }
+
+  // The lines `leafscore leaderboard` prints under its table, word for word (the test
+  // and its Holm correction, no-decision reasons, (few), small-sample warnings): they are
+  // about every document, so a filter keeps them and says so.
+  function renderBoardNotes() {
+    const box = clear(document.getElementById("board-notes"));
+    if (!DATA.board_notes || !DATA.board_notes.length) return;
+    box.appendChild(el("p", { class: "note" }, [(filtered() ? "For all " + DOCS.length
+      + " documents (not the filter), a" : "A") + "s ", el("code", { text: "leafscore leaderboard" }),
+    " says under its table:"]));
+    const list = el("ul", { class: "cli-notes" });
+    for (const [line, warning] of DATA.board_notes) {
+      list.appendChild(el("li", { class: warning ? "warn" : "", "data-warning": warning ? "1" : null,
+        text: line }));
+    }
+    box.appendChild(list);
   }
 
   // ---------------------------------------------------------------- heat map
@@ -316,13 +371,13 @@
   function sortButton(label, key, aria) {
     const active = state.heatSort.key === key;
     const arrow = active ? (state.heatSort.dir > 0 ? " ▲" : " ▼") : "";
-    return el("button", { type: "button", text: label + arrow, "aria-label": "Sort by " + aria,
+    return el("button", { type: "button", "aria-label": "Sort by " + aria,
       onclick: () => {
         state.heatSort = { key, dir: active ? -state.heatSort.dir : 1 };
         renderHeat(shownDocs());
         const again = document.querySelector("#heat th[data-key='" + String(key) + "'] button");
         if (again) again.focus();
-      } });
+      } }, [bdi(label), arrow]);
   }
 
   function renderHeat(docs) {
@@ -339,17 +394,19 @@
     const frag = document.createDocumentFragment();
     order.forEach((d, r) => {
       const tr = document.createElement("tr");
-      const th = el("th", { class: "doc", scope: "row", text: DOCS[d], title: DOCS[d] });
+      const th = el("th", { class: "doc", scope: "row", title: docTitle(d) }, [bdi(DOCS[d])]);
       tr.appendChild(th);
       const vals = [];
       SYSTEMS.forEach((sys, s) => {
         const score = DATA.scores[s][d];
         if (score !== null) vals.push(score);
         const td = document.createElement("td");
+        const status = DATA.status[s][d];
         td.className = step(score);
         td.textContent = score === null ? "–" : (100 * score).toFixed(0);
-        const label = DOCS[d] + " × " + sys + ": " + (score === null ? "not scored" : pct(score) + "%")
-          + " (" + STATUS_TEXT[DATA.status[s][d]] + ")";
+        if (status !== "s") markStatus(td, status);
+        const label = docName(d) + " × " + sys + ": " + (score === null ? "not scored" : pct(score) + "%")
+          + " (" + STATUS_TEXT[status] + ")";
         td.title = label;
         td.setAttribute("aria-label", label);
         td.tabIndex = r === 0 && s === 0 ? 0 : -1;
@@ -364,6 +421,14 @@
     });
     body.appendChild(frag);
     table.appendChild(body);
+  }
+
+  // A parse failure or a missing result: its mark before the score, a pattern in place
+  // of the colour step, and data-status for the tests and the legend.
+  function markStatus(td, status) {
+    td.className = "st-" + status;
+    td.textContent = STATUS_MARK[status] + " " + td.textContent;
+    td.dataset.status = STATUS_TEXT[status];
   }
 
   function ariaSort(key) {
@@ -403,6 +468,11 @@
     const legend = document.getElementById("heat-legend");
     STEP_TEXT.forEach((text, k) => legend.appendChild(el("span", { class: "s" + k, text: text + "%" })));
     legend.appendChild(el("span", { class: "sx", text: "– not scored" }));
+    const marks = document.getElementById("heat-status-legend");
+    marks.appendChild(el("span", { class: "st-p", text: STATUS_MARK.p + " parse failure: the result "
+      + "file could not be read" }));
+    marks.appendChild(el("span", { class: "st-m", text: STATUS_MARK.m + " no result file: "
+      + "a missing result is " + DATA.missing_rule }));
     const table = document.getElementById("heat");
     table.addEventListener("keydown", heatKeys);
     table.addEventListener("focusin", heatFocus);
@@ -464,6 +534,13 @@
     return box;
   }
 
+  // [label leaves, result leaves] of one field of one system, as text: TP + FN (a label
+  // leaf with a value is either found or not) and TP + FP (a result leaf is right or not).
+  function leafCounts(row) {
+    if (!row) return ["0", "0"];
+    return [String(row.tp + row.fn), String(row.tp + row.fp)];
+  }
+
   function renderFields(docs) {
     const note = document.getElementById("fields-note");
     const table = clear(document.getElementById("field-table"));
@@ -486,20 +563,32 @@
       return a < b ? -1 : a > b ? 1 : 0;
     });
     note.textContent = "F1 (%) of every field, worst first for " + SYSTEMS[state.fieldSystem]
-      + ", with the share of each error kind of that system. " + (filtered()
+      + ", with its leaf counts (label leaves: TP + FN; result leaves: TP + FP, as "
+      + "`leafscore fields` counts them) and the share of each error kind of that system. "
+      + paths.size + " fields. " + (filtered()
         ? "Filtered: counted over the " + docs.length + " shown documents."
         : "Unfiltered: summary.json's per-field counts.");
     const head = el("tr", {}, [el("th", { scope: "col", text: "Field" })]);
-    SYSTEMS.forEach((sys) => head.appendChild(el("th", { class: "num", scope: "col", text: sys })));
-    head.appendChild(el("th", { scope: "col", text: "Errors of " + SYSTEMS[state.fieldSystem] }));
+    SYSTEMS.forEach((sys) => head.appendChild(el("th", { class: "num", scope: "col" }, [bdi(sys)])));
+    const chosenName = SYSTEMS[state.fieldSystem];
+    head.appendChild(el("th", { class: "num", scope: "col", "data-count": "label",
+      title: "TP + FN of " + chosenName + ": the label's leaves with a value on this field" },
+    ["Label leaves"]));
+    head.appendChild(el("th", { class: "num", scope: "col", "data-count": "result",
+      title: "TP + FP: the leaves of " + chosenName + "'s results on this field" },
+    ["Result leaves of ", bdi(chosenName)]));
+    head.appendChild(el("th", { scope: "col" }, ["Errors of ", bdi(chosenName)]));
     table.appendChild(el("thead", {}, [head]));
     const body = el("tbody");
     for (const path of order) {
-      const tr = el("tr", {}, [el("th", { scope: "row", text: path })]);
+      const tr = el("tr", { "data-field": path }, [el("th", { scope: "row" }, [bdi(path)])]);
       tables.forEach((t) => {
         const f1 = t[path] ? t[path].f1 : null;
         tr.appendChild(el("td", { class: "num " + step(f1), text: pct(f1) }));
       });
+      const counts = leafCounts(chosen[path]);
+      tr.appendChild(el("td", { class: "num", "data-count": "label", text: counts[0] }));
+      tr.appendChild(el("td", { class: "num", "data-count": "result", text: counts[1] }));
       tr.appendChild(el("td", {}, [kindBar(chosen[path] ? chosen[path].errors : dict())]));
       body.appendChild(tr);
     }
@@ -524,16 +613,34 @@
       if (UNPAIRED.test(address) !== unpaired) continue;
       const kind = KIND_NAMES[flat[i + 2]];
       if (state.errorsOnly && !ERROR_KINDS.includes(kind)) continue;
-      const canon = DATA.strings[flat[i + 5]] + " → " + DATA.strings[flat[i + 6]];
       body.appendChild(el("tr", { class: "k-" + kind, "data-kind": kind }, [
-        el("td", { class: "value addr", text: address }),
-        el("td", { class: "value", text: DATA.strings[flat[i + 3]], "data-label": "Label" }),
-        el("td", { class: "value", text: DATA.strings[flat[i + 4]], "data-label": "Result" }),
+        el("td", { class: "value addr" }, [bdi(address)]),
+        kind === "extra_item"
+          ? el("td", { class: "value none", text: "– (extra item)", "data-label": "Label" })
+          : el("td", { class: "value", "data-label": "Label" }, [bdi(DATA.strings[flat[i + 3]])]),
+        el("td", { class: "value", "data-label": "Result" }, [bdi(DATA.strings[flat[i + 4]])]),
         el("td", { class: "kind", text: KIND_MARK[kind] + " " + kind }),
-        el("td", { class: "value canon", text: canon, "data-label": "Canonical" }),
+        canonCell(kind, DATA.strings[flat[i + 5]], DATA.strings[flat[i + 6]]),
       ]));
     }
     return body;
+  }
+
+  // The canonical values, each in its own <bdi> so that "label → result" keeps that order
+  // whatever the values' script; an extra item (a result item paired with no label item)
+  // is said to be one, and a leaf the scorer never compared shows no "null → null".
+  function canonCell(kind, label, result) {
+    const td = el("td", { class: "value canon", "data-label": "Canonical" });
+    if (kind === "extra_item") {
+      td.appendChild(el("span", { class: "none", text: "extra item: no label item to compare" }));
+    } else if (label === "null" && result === "null" && NOT_COMPARED.has(kind)) {
+      td.appendChild(el("span", { class: "none", text: "– (not compared)" }));
+    } else {
+      td.appendChild(bdi(label));
+      td.appendChild(document.createTextNode(" → "));
+      td.appendChild(bdi(result));
+    }
+    return td;
   }
 
   function verdictTable(flat, unpaired, caption) {
@@ -557,8 +664,14 @@
     if (!docs.length) { head.textContent = "No document matches the filters."; return; }
     const d = state.drillDoc, s = state.drillSystem;
     const status = DATA.status[s][d];
-    head.textContent = DOCS[d] + " × " + SYSTEMS[s] + ": " + pct(DATA.scores[s][d]) + "% ("
-      + STATUS_TEXT[status] + ")";
+    clear(head).appendChild(bdi(DOCS[d]));
+    head.appendChild(document.createTextNode(" × "));
+    head.appendChild(bdi(SYSTEMS[s]));
+    const score = DATA.scores[s][d];
+    head.appendChild(document.createTextNode(": " + (score === null ? "not scored" : pct(score) + "%")
+      + " (" + STATUS_TEXT[status] + ")"));
+    drillSource(out, d);
+    drillStatus(out, s, d, status);
     if (!DATA.verdicts) {
       out.appendChild(el("p", { class: "note", id: "no-verdicts",
         text: "Version " + DATA.version + " keeps no per-leaf verdicts, so there is nothing to "
@@ -573,7 +686,6 @@
       if (counts[kind]) legend.appendChild(el("span", { class: "k-" + kind, text: KIND_MARK[kind] + " " + kind + ": " + counts[kind] }));
     });
     out.appendChild(legend);
-    if (status === "p") out.appendChild(el("p", { class: "note", text: "The result could not be read: every label leaf counts as a parse failure." }));
     const paired = verdictTable(flat, false, "Label leaves, side by side with the result");
     const apart = verdictTable(flat, true, "Result items paired with no label item");
     if (paired) out.appendChild(paired);
@@ -581,6 +693,44 @@
     if (!paired && !apart) {
       out.appendChild(el("p", { class: "note", text: state.errorsOnly ? "No error in this document."
         : "No scored leaf in this document." }));
+    }
+  }
+
+  // The document's name and metadata from sources.json, when the benchmark has them.
+  function drillSource(out, d) {
+    const source = sourceOf(d);
+    if (!source) return;
+    const box = el("div", { id: "drill-source", class: "source" });
+    if (source.name) box.appendChild(el("p", { class: "doc-name" }, [bdi(source.name)]));
+    const list = el("dl", {});
+    for (const [key, text] of source.fields) {
+      if (text === source.name && (key === "name" || key === "title")) continue; // said above
+      list.appendChild(el("div", {}, [el("dt", {}, [bdi(key), ":"]), el("dd", {}, [bdi(text)])]));
+    }
+    box.appendChild(list);
+    out.appendChild(box);
+  }
+
+  // What reading the result said, as `leafscore explain` notes it under its table: why
+  // a parse failure could not be read, that a missing result has no file.
+  function drillStatus(out, s, d, status) {
+    const lines = CELL_WARNINGS.get(s * DOCS.length + d) || [];
+    if (status === "p") {
+      out.appendChild(el("p", { id: "drill-status", class: "status-note st-p" }, [
+        el("strong", { text: STATUS_MARK.p + " Parse failure" }),
+        // 2.x: each label leaf is a parse_failure verdict; 1.0 keeps no verdicts.
+        ": the result could not be read" + (DATA.verdicts
+          ? ", so every label leaf counts as a parse failure." : ".")]));
+    } else if (status === "m") {
+      out.appendChild(el("p", { id: "drill-status", class: "status-note st-m" }, [
+        el("strong", { text: STATUS_MARK.m + " No result file" }),
+        ": " + SYSTEMS[s] + " has no result for this document; under version " + DATA.version
+          + " a missing result is " + DATA.missing_rule + "."]));
+    }
+    if (lines.length) {
+      const list = el("ul", { id: "drill-warnings", class: "cli-notes" });
+      lines.forEach((line) => list.appendChild(el("li", { text: line })));
+      out.appendChild(list);
     }
   }
 
@@ -628,7 +778,7 @@
       const significant = !few && p !== null && p < 0.05;
       const better = significant && est > 0, worse = significant && est < 0;
       out.appendChild(el("p", { id: "ab-line", class: "readout" }, [
-        el("strong", { text: SYSTEMS[h] + " − " + SYSTEMS[b] + ": " + signedPts(est) + " points" }),
+        el("strong", {}, [bdi(SYSTEMS[h]), " − ", bdi(SYSTEMS[b]), ": " + signedPts(est) + " points"]),
         " (" + conf + "% paired interval [" + signedPts(low) + ", " + signedPts(high) + "], p = "
           + (p === null ? "–" : p.toPrecision(2)) + ", all " + DOCS.length + " documents) — ",
         el("span", { class: better ? "good" : worse ? "bad" : "", text: better ? SYSTEMS[h] + " is better"
@@ -644,15 +794,17 @@
       out.appendChild(box);
       out.appendChild(el("div", { class: "axis", "aria-hidden": "true" }, [
         el("span", { text: signedPts(-lim) }), el("span", { text: "0" }), el("span", { text: signedPts(lim) })]));
+      // `leafscore diff`'s small-sample line, for the benchmark's documents.
+      if (DATA.small_sample) out.appendChild(el("p", { id: "ab-small", class: "note warn", text: DATA.small_sample }));
     } else if (pair) {
       out.appendChild(el("p", { class: "readout", text: "No difference: a side has no scored document." }));
     } else {
       // Above a few dozen systems the page holds the leader's pairs and adjacent ranks'
       // only (every pair would make it grow with the square of the systems).
       out.appendChild(el("p", { id: "ab-line", class: "readout" }, [
-        el("strong", { text: SYSTEMS[h] + " − " + SYSTEMS[b] + ": " + signedPts(
+        el("strong", {}, [bdi(SYSTEMS[h]), " − ", bdi(SYSTEMS[b]), ": " + signedPts(
           SUMMARY.aggregates[SYSTEMS[h]] === null || SUMMARY.aggregates[SYSTEMS[b]] === null ? null
-            : SUMMARY.aggregates[SYSTEMS[h]] - SUMMARY.aggregates[SYSTEMS[b]]) + " points" }),
+            : SUMMARY.aggregates[SYSTEMS[h]] - SUMMARY.aggregates[SYSTEMS[b]]) + " points"]),
         " (no paired interval in this page: with " + SYSTEMS.length + " systems it holds those of "
           + "the leader with each system and of adjacent ranks only; `leafscore diff --base "
           + SYSTEMS[b] + " --head " + SYSTEMS[h] + "` gives this one)"]));
@@ -682,14 +834,14 @@
     flips.appendChild(el("caption", { text: rows.length + " flipped documents (of " + docs.length
       + " shown): " + better + " better, " + worse + " worse for " + SYSTEMS[h] }));
     flips.appendChild(el("thead", {}, [el("tr", {}, [
-      el("th", { scope: "col", text: "Document" }), el("th", { class: "num", scope: "col", text: SYSTEMS[b] + " (%)" }),
-      el("th", { class: "num", scope: "col", text: SYSTEMS[h] + " (%)" }), el("th", { class: "num", scope: "col", text: "Change (points)" })])]));
+      el("th", { scope: "col", text: "Document" }), el("th", { class: "num", scope: "col" }, [bdi(SYSTEMS[b]), " (%)"]),
+      el("th", { class: "num", scope: "col" }, [bdi(SYSTEMS[h]), " (%)"]), el("th", { class: "num", scope: "col", text: "Change (points)" })])]));
     const body = el("tbody");
     for (const r of rows) {
       const c = change(r);
       body.appendChild(el("tr", {}, [
-        el("td", {}, [el("button", { type: "button", text: DOCS[r[0]], "aria-label": "Drill into " + DOCS[r[0]] + " for " + SYSTEMS[h],
-          onclick: () => openDrill(r[0], h) })]),
+        el("td", {}, [el("button", { type: "button", "aria-label": "Drill into " + DOCS[r[0]] + " for " + SYSTEMS[h],
+          title: docTitle(r[0]), onclick: () => openDrill(r[0], h) }, [bdi(DOCS[r[0]])])]),
         el("td", { class: "num", text: pct(r[1]) }), el("td", { class: "num", text: pct(r[2]) }),
         el("td", { class: "num " + (c === null ? "" : c < 0 ? "bad" : "good"), text: signedPts(c) })]));
     }
