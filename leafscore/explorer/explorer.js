@@ -794,7 +794,7 @@
       text: "score (%)" }));
     const front = pts.filter((p) => p.on).sort((a, b) => a.x - b.x || a.y - b.y);
     if (front.length) {
-      chart.appendChild(svg("polyline", { class: "frontier", "data-frontier": kind,
+      chart.appendChild(svg("polyline", { class: "frontier",
         points: front.map((p) => X(p.x).toFixed(1) + "," + Y(p.y).toFixed(1)).join(" ") }));
     }
     const conf = Math.round(100 * SUMMARY.bootstrap.confidence);
@@ -803,7 +803,8 @@
         + pct(p.high) + "], " + unit + " " + p.x.toPrecision(4)
         + (p.on ? ", on the frontier" : "");
       const link = svg("a", { href: "#fields", class: "point-link", "data-system": SYSTEMS[p.s],
-        "aria-label": label, onclick: () => openSystem(p.s) }, [
+        "data-frontier": p.on ? "yes" : "no", "aria-label": label,
+        onclick: () => openSystem(p.s) }, [
         svg("title", { text: label + " (" + conf + "% interval). Open its fields." }),
         svg("line", { x1: X(p.x), x2: X(p.x), y1: Y(p.low), y2: Y(p.high), class: "whisker" }),
         svg("circle", { cx: X(p.x), cy: Y(p.y), r: 5,
