@@ -290,7 +290,9 @@ def _pointer(path: str) -> str:
 
 
 def _bad(file: str, path: str, what: str, value: Any, why: str) -> str:
-    shown = repr(value) if not isinstance(value, str) else f'"{value[:40]}"'
+    """One warning line; the value shown cut to 40 characters (with an ellipsis)."""
+    shown = repr(value) if not isinstance(value, str) else f'"{value}"'
+    shown = shown if len(shown) <= 40 else shown[:39] + "…"
     return f"{file}#{_pointer(path)}: {what} {shown} {why}; left out (not counted as 0)"
 
 
@@ -304,18 +306,17 @@ def _number(envelope: Any, path: str, what: str, limit: float, file: str,
     if isinstance(value, bool) or not isinstance(value, int | float):
         warnings.append(_bad(file, path, what, value, "is not a number"))
         return None
-    number = float(value)
-    if not math.isfinite(number):
+    if isinstance(value, float) and not math.isfinite(value):
         warnings.append(_bad(file, path, what, value, "is not finite"))
         return None
-    if number < 0:
+    if value < 0:  # compared before any conversion: an int may be too large for a float
         warnings.append(_bad(file, path, what, value, "is negative"))
         return None
-    if number > limit:
+    if value > limit:
         warnings.append(_bad(file, path, what, value, f"is beyond {limit:g}, taken for an "
                              "error"))
         return None
-    return number
+    return float(value) + 0.0  # -0.0 is 0.0
 
 
 def _tokens(usage: Mapping[str, Any], path: str, names: tuple[str, ...],

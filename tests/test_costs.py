@@ -11,6 +11,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from cli_helpers import invoke, make_benchmark, private_cache  # noqa: F401 (fixture)
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import leafscore
 from leafscore import costs, economy, stats
@@ -93,6 +95,38 @@ def test_a_bad_cost_is_left_out_with_a_warning_naming_file_and_pointer(value, wh
     assert len(warnings) == 1
     assert warnings[0].startswith("results/x/a.json#/cost: cost ")
     assert why in warnings[0]
+
+
+def test_an_integer_too_large_for_a_float_is_a_warning_not_a_crash():
+    reading, warnings = read_envelope({"cost": 10 ** 400, "data": {}}, CostSettings(),
+                                      file="r.json")
+    assert reading.cost is None
+    assert warnings[0].startswith("r.json#/cost: cost 1000000000")
+    assert "…" in warnings[0] and len(warnings[0]) < 160
+
+
+def test_a_negative_zero_latency_reads_as_zero():
+    reading, _ = read_envelope({"time_sec": -0.0, "data": {}}, CostSettings())
+    assert str(reading.latency) == "0.0"
+
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False)
+    | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=5), inner,
+                                                                 max_size=3),
+    max_leaves=8)
+
+
+@settings(max_examples=200, deadline=None)
+@given(cost=JSON, latency=JSON, usage=JSON)
+def test_no_envelope_value_makes_the_reader_raise(cost, latency, usage):
+    envelope = {"data": {}, "cost": cost, "time_sec": latency, "meta": {"usage": usage}}
+    prices = parse_settings({"prices": {"s": {"input": 1, "output": 2}}})
+    reading, warnings = read_envelope(envelope, prices, system="s", file="f.json")
+    for value in (reading.cost, reading.latency):
+        assert value is None or 0 <= value < math.inf
+    assert all(w.startswith("f.json#/") for w in warnings)
 
 
 def test_a_bad_token_count_names_its_pointer():
