@@ -18,6 +18,7 @@ Evolutionary Algorithms*, §2.4) with "better in score" read as "significantly b
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -44,21 +45,30 @@ def comparisons(samples: np.ndarray, *,
     tuple of n_systems tuples of n_systems ints
         ``[i][j]`` is 1 when ``i`` is significantly better than ``j`` (the interval of
         ``i - j`` lies above 0), -1 when significantly worse, 0 when tied, when ``i ==
-        j`` or when either has no draw.
+        j`` or when either has no draw. The interval is ``stats.percentile_interval``'s
+        (numpy's linear interpolation, ``NaN`` draws ignored), one row at a time.
+
+    Raises
+    ------
+    ValueError
+        If ``confidence`` is not in (0, 1).
     """
+    if not 0.0 < confidence < 1.0:
+        raise ValueError(f"confidence={confidence} must be between 0 and 1")
     samples = np.atleast_2d(np.asarray(samples, dtype=float))
     n = samples.shape[0]
     out = [[0] * n for _ in range(n)]
-    for i in range(n):
-        for j in range(i + 1, n):
-            diff = samples[i] - samples[j]
-            diff = diff[~np.isnan(diff)]
-            if diff.size == 0:
-                continue
-            low, high = stats.percentile_interval(diff, confidence=confidence)
-            if low is not None and low > 0:
+    tail = 50.0 * (1.0 - confidence)  # as stats.percentile_interval reads it
+    for i in range(n - 1):
+        diffs = samples[i][None, :] - samples[i + 1:]  # one row per j > i
+        with warnings.catch_warnings():  # a row of NaN only (no shared draw): no decision
+            warnings.simplefilter("ignore", RuntimeWarning)
+            low, high = np.nanpercentile(diffs, [tail, 100.0 - tail], axis=1)
+        for offset, (lo, hi) in enumerate(zip(low, high, strict=True)):
+            j = i + 1 + offset
+            if lo > 0:
                 out[i][j], out[j][i] = 1, -1
-            elif high is not None and high < 0:
+            elif hi < 0:
                 out[i][j], out[j][i] = -1, 1
     return tuple(tuple(row) for row in out)
 
