@@ -540,7 +540,9 @@ def leaderboard(source: Source, out: Path | None, update: Path | None,
     to the leader with its interval, paired sign-flip p-value (Holm-corrected over the
     comparisons with the leader) and paired documents, and the tie decision they give;
     micro P/R/F1, coverage, breakdowns by metadata, and the signature line; --errors
-    adds error shares and schema validity."""
+    adds error shares and schema validity. When result envelopes give a cost, latency or
+    tokens: mean cost per document (USD, with its interval), median and p90 latency (s),
+    tokens, and the Pareto frontier of score against cost and against latency."""
     if out is not None:  # refused before any scoring; a README only through --update
         _check_output(source, out)
     if update is not None:

@@ -392,3 +392,18 @@ def test_docubench_tokens_priced_in_benchmark_toml_become_cost(shared, tmp_path)
 
 def test_costs_module_reads_nothing_it_was_not_asked_for():
     assert costs.needles(CostSettings()) == (b'"cost"', b'"time_sec"', b'"usage"', b"\\u")
+
+
+def test_a_jsonl_line_written_as_an_envelope_carries_its_cost(tmp_path):
+    schema = tmp_path / "schema.json"
+    schema.write_text(json.dumps({"type": "object", "properties": {"a": {"type": "string"}}}))
+    (tmp_path / "gold.jsonl").write_text('{"id": "d1", "a": "x"}\n{"id": "d2", "a": "y"}\n')
+    (tmp_path / "s.jsonl").write_text(
+        '{"id": "d1", "status": "ok", "data": {"a": "x"}, "cost": 0.25, "time_sec": 2}\n'
+        '{"id": "d2", "status": "ok", "data": {"a": "y"}, "cost": "free"}\n')
+    evaluation = leafscore.evaluate_jsonl(tmp_path / "gold.jsonl",
+                                          {"s": tmp_path / "s.jsonl"}, schema, cache=False)
+    row = evaluation.leaderboard().costs[0]
+    assert (row.cost, row.cost_documents, row.latency_median) == (0.25, 1, 2.0)
+    assert evaluation.costs().warnings == (
+        's.jsonl:2#/cost: cost "free" is not a number; left out (not counted as 0)',)
