@@ -407,3 +407,12 @@ def test_a_jsonl_line_written_as_an_envelope_carries_its_cost(tmp_path):
     assert (row.cost, row.cost_documents, row.latency_median) == (0.25, 1, 2.0)
     assert evaluation.costs().warnings == (
         's.jsonl:2#/cost: cost "free" is not a number; left out (not counted as 0)',)
+
+
+def test_only_the_figures_some_system_has_are_shown(tmp_path):
+    root = make_benchmark(tmp_path / "b", {"a": {"a": "x"}}, {"s": {"a": {"a": "x"}}})
+    path = root / "results" / "s" / "a.json"
+    path.write_text(json.dumps({"status": "ok", "data": {"a": "x"}, "time_sec": 4.0}))
+    md = invoke("leaderboard", root).stdout
+    assert "latency p50 (s)" in md and "latency frontier" in md
+    assert "cost/doc" not in md and "tokens in/doc" not in md
