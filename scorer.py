@@ -2277,7 +2277,8 @@ CONFIG_NAME = "benchmark.toml"
 #: The keys of ``benchmark.toml`` and their TOML types; any other key is an error.
 CONFIG_KEYS: dict[str, type] = {
     "name": str, "version": str, "scoring_version": str, "metadata": str,
-    "breakdowns": list, "options": dict, "display_names": dict, "schema": str, "schema_by": str}
+    "breakdowns": list, "options": dict, "display_names": dict, "schema": str, "schema_by": str,
+    "costs": dict}  # costs: read by leafscore (leafscore/costs.py), never by the metric
 
 
 def parse_config(text: str, source: str = CONFIG_NAME) -> dict[str, Any]:

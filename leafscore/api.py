@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import functools
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,7 @@ from types import MappingProxyType
 from typing import Any
 
 import scorer
+from leafscore import costs as costs_mod
 from leafscore import diff as diff_mod
 from leafscore import explain as explain_mod
 from leafscore import fields as fields_mod
@@ -126,7 +128,21 @@ class Evaluation:
         return leaderboard_mod.leaderboard(
             self.run, resamples=resamples, seed=seed, columns=chosen, correction=correction,
             errors=errors, validity=self.schema_validity() if errors else None,
-            permutations=permutations)
+            permutations=permutations, costs=self.costs())
+
+    def costs(self) -> costs_mod.Costs:
+        """What each result envelope says the answer cost (USD per document), took
+        (seconds) and used (tokens), per (system, document), with the warnings for bad
+        values (``costs.read_costs`` under the ``[costs]`` settings of benchmark.toml).
+        Read from the result files once, apart from the scores and their cache: it
+        never changes a score. ``Costs.empty`` when no envelope gives any."""
+        return self._costs
+
+    @functools.cached_property
+    def _costs(self) -> costs_mod.Costs:
+        bench = self.benchmark
+        return costs_mod.read_costs(bench.results, self.run.systems, self.run.documents,
+                                    bench.config.costs)
 
     def power(self, *, sd: float | None = None, delta: float = 0.01,
               alpha: float = stats.DEFAULT_ALPHA, power: float = stats.DEFAULT_POWER,
@@ -211,7 +227,7 @@ class Evaluation:
             self.run, name=name, dataset_version=bench.config.version,
             display_names=bench.config.display_names, results_sha256=results,
             scorer_sha256=scorer_digest(), resamples=resamples, seed=seed,
-            validity=self.schema_validity())
+            validity=self.schema_validity(), costs=self.costs())
 
     def report(self, out_dir: str | Path, *, resamples: int = stats.DEFAULT_RESAMPLES,
                seed: int = stats.DEFAULT_SEED) -> tuple[Path, Path]:
@@ -237,8 +253,15 @@ class Evaluation:
         return verdicts_mod.records(self.run)
 
     def to_pandas(self) -> Any:
-        """:meth:`verdicts` as a ``pandas.DataFrame`` (the optional ``data`` extra)."""
-        return verdicts_mod.to_pandas(self.run)
+        """:meth:`verdicts` as a ``pandas.DataFrame`` (the optional ``data`` extra). When
+        any envelope gives a cost, latency or tokens (:meth:`costs`), each row also
+        holds its document's ``cost_usd``, ``latency_s``, ``input_tokens`` and
+        ``output_tokens`` for its system (``NaN``/``<NA>`` where absent)."""
+        frame = verdicts_mod.to_pandas(self.run)
+        found = self.costs()
+        if found.empty:
+            return frame
+        return costs_mod.with_cost_columns(frame, found)
 
     def write_verdicts(self, path: str | Path) -> Path:
         """Write :meth:`verdicts` to a ``.csv`` or ``.parquet`` file (atomically)."""

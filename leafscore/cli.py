@@ -415,6 +415,12 @@ def _analysis(call: Callable[[], Any]) -> Any:
         _fail(str(exc))
 
 
+def _cost_warnings(evaluation: api.Evaluation) -> None:
+    """Print, once, the warnings met reading costs and latencies from the envelopes."""
+    for warning in evaluation.costs().warnings:
+        _note(f"warning: {warning}")
+
+
 def _warn_small(warning: str | None, fmt: str) -> None:
     """The small-sample warning on stderr for csv output, which has no room for it
     (text formats print it under the table, json holds it as ``warning``)."""
@@ -597,7 +603,9 @@ def leaderboard(source: Source, out: Path | None, update: Path | None,
     to the leader with its interval, paired sign-flip p-value (Holm-corrected over the
     comparisons with the leader) and paired documents, and the tie decision they give;
     micro P/R/F1, coverage, breakdowns by metadata, and the signature line; --errors
-    adds error shares and schema validity."""
+    adds error shares and schema validity. When result envelopes give a cost, latency or
+    tokens: mean cost per document (USD, with its interval), median and p90 latency (s),
+    tokens, and the Pareto frontier of score against cost and against latency."""
     if out is not None:  # refused before any scoring; a README only through --update
         _check_output(source, out)
     if update is not None:
@@ -607,6 +615,7 @@ def leaderboard(source: Source, out: Path | None, update: Path | None,
     board = _analysis(lambda: evaluation.leaderboard(resamples=resamples, seed=seed,
                                                      correction=correction, errors=errors,
                                                      permutations=permutations))
+    _cost_warnings(evaluation)
     _warn_small(board.warning, fmt)
     text = render_mod.render_leaderboard(board, fmt)
     if update is not None:
@@ -711,6 +720,7 @@ def report(source: Source, out_dir: Path | None, force: bool, verdicts_path: Pat
                            keep_verdicts=html_path is not None)  # the page's drill-down
     except ImportError as exc:
         _fail(str(exc))
+    _cost_warnings(evaluation)
     try:
         paths = _analysis(lambda: evaluation.report(target, resamples=resamples, seed=seed))
         if verdicts_path is not None:
@@ -775,6 +785,7 @@ def explore(source: Source, out: Path, resamples: int, seed: int,
     Its unfiltered numbers are summary.json's; it carries the signature."""
     _check_output(source, out)
     evaluation = _open(source, settings, keep_verdicts=True)  # the drill-down shows them
+    _cost_warnings(evaluation)
     try:
         click.echo(str(_write_page(evaluation, out, resamples, seed)))
     except OSError as exc:
@@ -1132,6 +1143,66 @@ def suspects_command(source: Source, min_agree: int | None, disagree: int | None
                        keep_verdicts=True)
     found = _analysis(lambda: evaluation.suspects(min_agree=min_agree, disagree=disagree))
     _emit(render_mod.render_suspects(found, fmt))
+
+
+@main.command("plot", epilog=_example(
+    "leafscore plot --out /tmp/leafscore-board.svg",
+    "leafscore plot --kind frontier --out /tmp/leafscore-frontier.png",
+    "leafscore plot --kind fields --system atlas --system cobalt --out /tmp/leafscore-fields.pdf"))
+@_benchmark_source
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="The figure to write: .svg, .png or .pdf.")
+@click.option("--kind", type=click.Choice(("board", "frontier", "fields")), default="board",
+              show_default=True,
+              help="board: scores with intervals and tie marks; frontier: score against "
+                   "cost and latency; fields: per-field F1 of the chosen systems.")
+@click.option("--system", "systems", multiple=True,
+              help="fields: the systems to draw (repeatable; default the top three).")
+@_bootstrap_options
+@_permutations_option
+@_scoring_options
+@handles_errors
+def plot_command(source: Source, out: Path, kind: str, systems: tuple[str, ...],
+                 resamples: int, seed: int, permutations: int,
+                 settings: ScoringSettings) -> None:
+    """Write a publication figure (matplotlib, the optional leafscore[plot] extra): the
+    leaderboard with its intervals and tie marks, the Pareto frontier of score against
+    cost and latency, or per-field F1. The same inputs give the same bytes (fixed fonts,
+    no dates in the metadata); a caption line carries the signature."""
+    from leafscore import plot as plot_mod
+
+    try:
+        plot_mod.require()
+    except ImportError as exc:
+        _fail(str(exc))
+    fmt = out.suffix.lower().lstrip(".")
+    if fmt not in plot_mod.FORMATS:
+        _fail(f"{out}: the figure's file must end in .svg, .png or .pdf")
+    _check_output(source, out)
+    evaluation = _open(source, settings, needs_verdicts="plot --kind fields"
+                       if kind == "fields" else "")
+    board = _analysis(lambda: evaluation.leaderboard(resamples=resamples, seed=seed,
+                                                     permutations=permutations))
+    _cost_warnings(evaluation)
+    chosen = systems or tuple(r.system for r in board.rows[:3])
+    for system in chosen:
+        if system not in evaluation.systems:
+            _fail(f"--system {system}: no such system (systems: "
+                  f"{', '.join(evaluation.systems)})")
+    series = () if kind != "fields" else tuple(
+        plot_mod.FieldSeries(s, {r.field: r.f1 for r in _analysis(
+            lambda s=s: evaluation.fields(s))}) for s in chosen)
+    try:
+        data = plot_mod.save(plot_mod.draw(board, kind, fields=series), fmt)
+    except plot_mod.PlotError as exc:
+        _fail(str(exc))
+    target = files.output_target(source.folder, out)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        files.atomic_write_bytes(target, data)
+    except OSError as exc:
+        _fail(f"{out}: cannot write ({exc.strerror or exc})")
+    click.echo(str(target))
 
 
 if __name__ == "__main__":  # pragma: no cover

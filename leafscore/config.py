@@ -17,6 +17,13 @@ The file is optional. Its shape (every key optional)::
     [display_names]                    # system -> name shown in reports
     gpt = "GPT"
 
+    [costs]                            # cost and latency members (leafscore.costs)
+    latency = "meta.latency_ms"
+    latency_unit = "ms"
+    [costs.prices.gpt]                 # USD per million tokens
+    input = 1.25
+    output = 10.0
+
 Nothing in the file is executed; paths are resolved inside ROOT.
 """
 
@@ -29,6 +36,7 @@ from types import MappingProxyType
 from typing import Any
 
 import scorer
+from leafscore.costs import CostSettings, parse_settings
 
 CONFIG_NAME = scorer.CONFIG_NAME
 #: Metadata files looked for, in order, when the config names none.
@@ -43,7 +51,8 @@ class BenchmarkConfig:
     ``scoring_version`` is ``None`` when not pinned (else a known version); ``options``
     is the ``[options]`` table, checked, as a ``scorer.Options``;
     ``metadata`` is a path relative to ROOT or ``None``; ``breakdowns`` is ``None`` when
-    the config does not choose the columns.
+    the config does not choose the columns; ``costs`` the ``[costs]`` table, checked
+    (``costs.parse_settings``).
     """
 
     name: str = ""
@@ -57,6 +66,7 @@ class BenchmarkConfig:
     #: without its own, or the metadata column naming it; at most one of the two.
     schema: str | None = None
     schema_by: str | None = None
+    costs: CostSettings = field(default_factory=CostSettings)
 
 
 def parse_config(text: str, *, source: str = CONFIG_NAME) -> BenchmarkConfig:
@@ -66,10 +76,10 @@ def parse_config(text: str, *, source: str = CONFIG_NAME) -> BenchmarkConfig:
     Raises ``InputError(source, key, reason)`` for invalid TOML, an unknown key, a value
     of the wrong type, an unknown ``scoring_version`` or an invalid ``[options]`` value.
     """
-    return _from_table(scorer.parse_config(text, source))
+    return _from_table(scorer.parse_config(text, source), source)
 
 
-def _from_table(data: dict[str, Any]) -> BenchmarkConfig:
+def _from_table(data: dict[str, Any], source: str = CONFIG_NAME) -> BenchmarkConfig:
     breakdowns = data.get("breakdowns")
     return BenchmarkConfig(
         name=data.get("name", ""),
@@ -81,6 +91,7 @@ def _from_table(data: dict[str, Any]) -> BenchmarkConfig:
         display_names=MappingProxyType(dict(data.get("display_names", {}))),
         schema=data.get("schema"),
         schema_by=data.get("schema_by"),
+        costs=parse_settings(data.get("costs"), source),
     )
 
 
@@ -88,4 +99,4 @@ def load_config(root: Path) -> BenchmarkConfig:
     """Read ``ROOT/benchmark.toml`` with ``scorer.read_config``; the defaults when there is
     none. Raises ``InputError`` as ``parse_config`` does, or for text that is not UTF-8.
     """
-    return _from_table(scorer.read_config(Path(root)))
+    return _from_table(scorer.read_config(Path(root)), str(Path(root) / CONFIG_NAME))

@@ -324,9 +324,10 @@ def page_data(evaluation: Any, *, resamples: int = stats.DEFAULT_RESAMPLES,
         ``format``; ``name``, ``version``, ``signature``, ``mean_rule``; ``systems`` (run
         order) and ``display``; ``documents`` (ids); ``summary`` (summary.json's
         ``aggregates``, ``intervals``, ``coverage``, ``fields``, ``bootstrap``,
-        ``breakdowns`` and ``benchmark``, unchanged); ``scores`` ``[system][document]``
-        (floats in [0, 1] or ``None``); ``status`` one string per system, a letter of
-        :data:`STATUS_CODES` per document; ``columns`` (``_columns``); ``kinds``
+        ``breakdowns`` and ``benchmark``, and ``costs`` when the envelopes give any: the
+        cost and latency scatters' points and frontier marks; unchanged); ``scores``
+        ``[system][document]`` (floats in [0, 1] or ``None``); ``status`` one string per
+        system, a letter of :data:`STATUS_CODES` per document; ``columns`` (``_columns``); ``kinds``
         (verdict kind -> [tp, fp, fn]); ``strings`` and ``verdicts`` (``_verdicts``; both
         ``None`` under 1.0); ``pairs`` (``pair_differences`` of the pairs of
         ``pair_scope``: every ordered pair up to :data:`ALL_PAIRS_UP_TO` systems, 2 to 4
@@ -362,7 +363,7 @@ def page_data(evaluation: Any, *, resamples: int = stats.DEFAULT_RESAMPLES,
         "documents": list(run.documents),
         "summary": {key: summary[key] for key in (
             "benchmark", "aggregates", "intervals", "coverage", "fields", "bootstrap",
-            "breakdowns")},
+            "breakdowns", "costs") if key in summary},
         "scores": [run.document_scores(s) for s in run.systems],
         "status": ["".join(STATUS_CODES[run.cells[(s, d)].status] for d in run.documents)
                    for s in run.systems],

@@ -31,6 +31,9 @@ stored document scores; nothing is rescored.
 - **Breakdowns**: the macro accuracy of each system on the documents sharing a metadata
   value; a list-valued column counts a document under each of its values (once, even
   if a value repeats).
+- **Cost and latency** (when the envelopes give any): ``economy.system_costs`` over the
+  same bootstrap draws as the score, with the frontier marks; ``None`` otherwise, so a
+  benchmark without them shows nothing new.
 """
 
 from __future__ import annotations
@@ -40,7 +43,8 @@ from dataclasses import dataclass
 from typing import Any
 
 import scorer
-from leafscore import stats
+from leafscore import economy, stats
+from leafscore.costs import Costs
 from leafscore.signature import with_bootstrap
 
 
@@ -159,6 +163,7 @@ class Leaderboard:
     validity: tuple[Any, ...] | None = None
     permutations: int = stats.DEFAULT_PERMUTATIONS
     warnings: tuple[str, ...] = ()
+    costs: tuple[economy.SystemCost, ...] | None = None
 
     @property
     def warning(self) -> str | None:
@@ -265,6 +270,7 @@ def leaderboard(
     errors: bool = False,
     validity: Sequence[Any] | None = None,
     permutations: int = stats.DEFAULT_PERMUTATIONS,
+    costs: Costs | None = None,
 ) -> Leaderboard:
     """Build the leaderboard of ``run``.
 
@@ -292,6 +298,11 @@ def leaderboard(
         Random sign patterns of the paired test (``stats.sign_flip_test``). Too few to
         reach ``alpha`` after the correction adds a warning naming the fewest that work
         (``stats.permutations_needed``).
+    costs : costs.Costs, optional
+        What the result envelopes say each answer cost and took (``costs.read_costs``).
+        When it holds any value, ``Leaderboard.costs`` gives each system's
+        ``economy.SystemCost`` in rank order (the same bootstrap draws as the score);
+        else it stays ``None``.
 
     Raises
     ------
@@ -369,6 +380,9 @@ def leaderboard(
         validity=tuple(by_system[s] for s in order if s in by_system) if validity else None,
         permutations=permutations,
         warnings=_warnings(rows, len(run.documents), permutations, alpha, correction),
+        costs=None if costs is None or costs.empty else economy.system_costs(
+            costs, order, samples, scores, resamples=resamples, seed=seed,
+            confidence=confidence),
     )
 
 

@@ -33,6 +33,7 @@ from typing import Any
 
 from leafscore import hygiene, stats
 from leafscore.diff import Diff
+from leafscore.economy import FIGURES_NOTE, FRONTIER_NOTE
 from leafscore.explain import Explanation
 from leafscore.fields import FieldRow
 from leafscore.leaderboard import ERROR_KINDS, Leaderboard
@@ -174,7 +175,10 @@ def render_leaderboard(board: Leaderboard, fmt: str) -> str:
     """
     _check(fmt)
     if fmt == "json":
-        return _json(dict(_plain(board), warning=board.warning))
+        data = dict(_plain(board), warning=board.warning)
+        if board.costs is None:  # a benchmark without costs: the JSON it always had
+            del data["costs"]
+        return _json(data)
     level = f"{100 * board.confidence:g}%"
     p_head = "p (Holm)" if board.correction == "holm" else "p"
     headers = ("rank", "system", "score (%)", f"{level} CI (%)", "gap (points)",
@@ -217,7 +221,11 @@ def render_leaderboard(board: Leaderboard, fmt: str) -> str:
             "p_value", "p_adjusted", "paired", "decision", "tie_with_leader", "near_alpha",
             "precision", "recall", "f1", "scored", "parse_failures", "missing",
             "few_documents"))
+    if fmt == "csv" and board.costs is not None:
+        main = cost_csv_columns(main, board.costs)
     tables = [main]
+    if board.costs is not None:
+        tables.append(cost_table(board.costs, board.confidence))
     if board.errors is not None:
         tables.append(_errors_table(board))
     systems = [row.system for row in board.rows]
@@ -298,6 +306,97 @@ def leaderboard_notes(board: Leaderboard) -> tuple[str, ...]:
                      "best-covered system; its score and rank rest on those documents only.")
     lines.extend(board.warnings)
     return tuple(lines)
+
+
+#: CSV columns of the cost figures, appended to the leaderboard's rows when present.
+COST_CSV_COLUMNS: tuple[str, ...] = (
+    "cost_usd", "cost_low", "cost_high", "cost_documents", "cost_from", "latency_median_s",
+    "latency_p90_s", "latency_documents", "input_tokens", "output_tokens",
+    "token_documents", "cost_frontier", "latency_frontier")
+
+
+def _cost_raw(c: Any) -> tuple[Any, ...]:
+    return (c.cost, c.cost_low, c.cost_high, c.cost_documents, c.cost_from,
+            c.latency_median, c.latency_p90, c.latency_documents, c.input_tokens,
+            c.output_tokens, c.token_documents, c.cost_frontier, c.latency_frontier)
+
+
+def cost_csv_columns(main: Table, costs: Sequence[Any]) -> Table:
+    """The leaderboard's CSV table with :data:`COST_CSV_COLUMNS` appended to each row
+    (USD per document, seconds, tokens per document; empty where absent)."""
+    return dataclasses.replace(
+        main, headers=(*main.headers, *COST_CSV_COLUMNS),
+        raw=tuple((*row, *_cost_raw(c)) for row, c in zip(main.raw, costs, strict=True)))
+
+
+def _usd(value: float | None) -> str:
+    """USD with 4 decimals (``0.1031``), ``–`` when None."""
+    return NONE if value is None else f"{value:.4f}"
+
+
+def _seconds(value: float | None) -> str:
+    return NONE if value is None else f"{value:.2f}"
+
+
+def _tokens(value: float | None) -> str:
+    return NONE if value is None else f"{value:.0f}"
+
+
+def _mark(on: bool | None) -> str:
+    return {True: "yes", False: "", None: NONE}[on]
+
+
+def cost_table(costs: Sequence[Any], confidence: float) -> Table:
+    """Cost, latency and tokens per system in rank order (``economy.SystemCost``), with
+    the frontier marks and the line that says what the frontier means. Only the columns
+    some system has a value for are shown."""
+    level = f"{100 * confidence:g}%"
+    has_cost = any(c.cost_documents for c in costs)
+    has_latency = any(c.latency_documents for c in costs)
+    has_tokens = any(c.token_documents for c in costs)
+    columns: list[tuple[str, str, Callable[[Any], str], Callable[[Any], Any]]] = [
+        ("system", "left", lambda c: c.system, lambda c: c.system)]
+    if has_cost:
+        columns += [
+            ("cost/doc (USD)", "right", lambda c: _usd(c.cost), lambda c: c.cost),
+            (f"cost {level} CI", "right", lambda c: bracket(c.cost_low, c.cost_high, _usd),
+             lambda c: c.cost_low),
+            ("with cost", "right", lambda c: f"{c.cost_documents}/{c.documents}",
+             lambda c: c.cost_documents),
+            ("cost frontier", "left", lambda c: _mark(c.cost_frontier),
+             lambda c: c.cost_frontier)]
+    if has_latency:
+        columns += [
+            ("latency p50 (s)", "right", lambda c: _seconds(c.latency_median),
+             lambda c: c.latency_median),
+            ("latency p90 (s)", "right", lambda c: _seconds(c.latency_p90),
+             lambda c: c.latency_p90),
+            ("with latency", "right", lambda c: f"{c.latency_documents}/{c.documents}",
+             lambda c: c.latency_documents),
+            ("latency frontier", "left", lambda c: _mark(c.latency_frontier),
+             lambda c: c.latency_frontier)]
+    if has_tokens:
+        columns += [
+            ("tokens in/doc", "right", lambda c: _tokens(c.input_tokens),
+             lambda c: c.input_tokens),
+            ("tokens out/doc", "right", lambda c: _tokens(c.output_tokens),
+             lambda c: c.output_tokens)]
+    priced = sorted({c.system for c in costs if c.cost_from in ("tokens", "mixed")})
+    notes = [FRONTIER_NOTE, FIGURES_NOTE]
+    if priced:
+        notes.append("Cost from tokens at the prices of benchmark.toml: "
+                     + ", ".join(priced) + ".")
+    if has_tokens:
+        notes.append("Tokens: mean per document as the envelopes report them "
+                      "(meta.usage); a system with tokens and no price has no cost.")
+    return Table(
+        title="Cost and latency",
+        headers=tuple(c[0] for c in columns),
+        shown=tuple(tuple(c[2](row) for c in columns) for row in costs),
+        raw=tuple(tuple(c[3](row) for c in columns) for row in costs),
+        align=tuple(c[1] for c in columns),
+        notes=tuple(notes),
+    )
 
 
 def _errors_table(board: Leaderboard) -> Table:

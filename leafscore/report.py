@@ -6,7 +6,10 @@
 ``version``, ``signature``, ``sha256`` (every schema and label), ``results_sha256``,
 ``scorer_sha256``, ``intervals``, ``coverage`` and ``fields`` (per-field counts, version
 2.0), then ``power``, ``suspects`` (2.0; ``null`` under 1.0), ``error_shares`` and
-``schema_validity``. It holds no timestamp, so the same inputs give the same bytes.
+``schema_validity``, and ``costs`` (per system: mean cost per document with its interval,
+latency median and 90th percentile, tokens, coverage and frontier marks) when any result
+envelope gives a cost, a latency or tokens. It holds no timestamp, so the same inputs give
+the same bytes.
 """
 
 from __future__ import annotations
@@ -129,14 +132,16 @@ def build_summary(
     resamples: int,
     seed: int,
     validity: Any = (),
+    costs: Any = None,
 ) -> dict[str, Any]:
     """The summary of a run as a JSON-able dict (key order fixed).
 
     ``results_sha256`` maps ``results/<system>/<id>.json`` -> sha256 hex of each result
     file present; ``resamples``/``seed`` set the bootstrap of ``intervals`` and of the
-    power check; ``validity`` is ``validity.schema_validity`` of the run's benchmark.
+    power check; ``validity`` is ``validity.schema_validity`` of the run's benchmark;
+    ``costs`` (``costs.Costs``, optional) adds ``costs`` when it holds any value.
     """
-    board = leaderboard_mod.leaderboard(run, resamples=resamples, seed=seed)
+    board = leaderboard_mod.leaderboard(run, resamples=resamples, seed=seed, costs=costs)
     field_rows = {s: _field_rows(run, s) for s in run.systems}
     truncated = {s: t for s, rows in field_rows.items() if (t := _truncation(rows))}
     breakdowns = {}
@@ -186,6 +191,9 @@ def build_summary(
         "suspects": _suspects(run),
         "error_shares": {s: _error_shares(run, s) for s in run.systems},
         "schema_validity": {v.system: v.to_dict() for v in validity},
+        **({} if board.costs is None else {"costs": {
+            c.system: {k: v for k, v in dataclasses.asdict(c).items() if k != "system"}
+            for c in sorted(board.costs, key=lambda c: c.system)}}),
     }
 
 
@@ -279,7 +287,7 @@ SUMMARY_SHAPE: dict[str, Any] = {
         "fields": _OBJECT, "fields_truncated": _OBJECT,
         "sha256": _DIGESTS, "results_sha256": _DIGESTS, "scorer_sha256": {"type": "string"},
         "power": _OBJECT, "suspects": {"type": ["object", "null"]}, "error_shares": _OBJECT,
-        "schema_validity": _OBJECT,
+        "schema_validity": _OBJECT, "costs": _OBJECT,
     },
 }
 _SHAPE_CHECKER = jsonschema.Draft202012Validator(SUMMARY_SHAPE)

@@ -72,7 +72,9 @@ def test_embedded_json_cannot_close_the_script_and_parses_back():
 def test_page_needs_no_network_and_carries_the_signature(sample):
     page = explore.render_page(explore.page_data(sample))
     assert page.startswith("<!doctype html>")
-    assert re.search(r"<(link|img|iframe)\b|\bsrc=|@import|url\(|https?://", page) is None
+    # The SVG namespace of the cost scatters is a name (createElementNS), never fetched.
+    named = page.replace('const SVG_NS = "http://www.w3.org/2000/svg";', "")
+    assert re.search(r"<(link|img|iframe)\b|\bsrc=|@import|url\(|https?://", named) is None
     assert "default-src 'none'" in page  # a Content-Security-Policy forbids any fetch
     assert sample.summary()["signature"] in page
 
@@ -540,3 +542,59 @@ def test_the_page_grows_linearly_with_the_systems(tmp_path):
     # 4 x the systems: at most 4 x the bytes beyond the page's fixed part (script, style)
     fixed, _ = _page_of(tmp_path, 1)
     assert large - fixed <= 4.2 * (small - fixed)
+
+
+# ------------------------------------------------------------------------------------
+# Cost and latency (issue 25): score against cost and against latency, the frontier
+# drawn, each point a link to its system's fields.
+# ------------------------------------------------------------------------------------
+
+
+def _points(page: Page, kind: str) -> dict[str, str]:
+    """system -> "yes"/"no" (on the frontier) of each point of one scatter."""
+    links = page.page.locator(f"#scatter-{kind} a.point-link")
+    return {links.nth(i).get_attribute("data-system"): links.nth(i).get_attribute(
+        "data-frontier") for i in range(links.count())}
+
+
+def test_cost_scatters_place_every_system_with_a_value_and_mark_the_summary_frontier(
+        browser, sample_page, sample):
+    costs = sample.summary()["costs"]
+    page = Page(browser, sample_page)
+    for kind, member in (("cost", "cost_frontier"), ("latency", "latency_frontier")):
+        assert _points(page, kind) == {s: "yes" if c[member] else "no"
+                                       for s, c in costs.items()}
+        assert page.page.locator(f"#scatter-{kind} polyline.frontier").count() == 1
+    assert page.page.locator("header nav a[href='#costs']").count() == 1
+    page.close()
+
+
+def test_a_scatter_point_opens_its_system_fields(browser, sample_page, sample):
+    page = Page(browser, sample_page)
+    page.page.locator("#scatter-cost a.point-link[data-system='cobalt'] circle").click()
+    assert page.page.evaluate("location.hash") == "#fields"
+    assert page.page.locator("#field-system").input_value() == str(
+        sample.systems.index("cobalt"))
+    page.close()
+
+
+def test_docubench_scatters_place_three_costs_and_six_latencies(browser, shared, tmp_path):
+    out = _explore(shared / "docubench", tmp_path / "docubench.html", "--no-cache")
+    page = Page(browser, out)
+    assert _points(page, "cost") == {"docupipe_high": "yes", "docupipe_standard": "yes",
+                                     "extend": "no"}
+    assert sorted(_points(page, "latency")) == ["claude", "docupipe_high",
+                                                "docupipe_standard", "extend", "gemini",
+                                                "gpt"]
+    assert "Not placed (no value): claude, gemini, gpt." in page.text("#scatter-cost")
+    page.close()
+
+
+def test_a_benchmark_without_costs_has_no_cost_view(browser, tmp_path):
+    root = make_envelope_benchmark(tmp_path / "b", {"a": {"a": "x"}, "b": {"a": "y"}},
+                                   {"s": {"a": {"a": "x"}, "b": {"a": "z"}}})
+    out = _explore(root, tmp_path / "page.html", "--no-cache")
+    assert '"costs":' not in out.read_text()  # not in the embedded data
+    page = Page(browser, out)
+    assert page.page.locator("#costs").count() == 0
+    page.close()

@@ -864,6 +864,137 @@
     });
   }
 
+  // ---------------------------------------------------------------- cost and latency
+
+  // Score (with its interval) against mean cost per document and against median
+  // latency, as summary.json's "costs" gives them; the frontier (no other system
+  // significantly better at no more cost, or tied and cheaper) drawn as a line. Each
+  // point is a link to its system's Fields view. Built only when the data has costs.
+  const SVG_NS = "http://www.w3.org/2000/svg";
+
+  function svg(tag, attrs, children) {
+    const node = document.createElementNS(SVG_NS, tag);
+    for (const [key, value] of Object.entries(attrs || {})) {
+      if (key === "text") node.textContent = value;
+      else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
+      else node.setAttribute(key, value);
+    }
+    for (const child of children || []) if (child) node.appendChild(child);
+    return node;
+  }
+
+  function ticks(low, high, count) {
+    const span = high - low || 1;
+    const raw = span / count;
+    const mag = Math.pow(10, Math.floor(Math.log10(raw)));
+    const unit = [1, 2, 5, 10].map((m) => m * mag).find((u) => span / u <= count) || 10 * mag;
+    const out = [];
+    for (let v = Math.ceil(low / unit) * unit; v <= high + unit * 1e-9; v += unit) out.push(v);
+    return { values: out, digits: Math.max(0, -Math.floor(Math.log10(unit))) };
+  }
+
+  function openSystem(s) {
+    state.fieldSystem = s;
+    document.getElementById("field-system").value = String(s);
+    renderFields(shownDocs());
+  }
+
+  function scatter(kind, title, unit, value, onFrontier) {
+    const W = 560, H = 320, L = 60, R = 20, T = 16, B = 46;
+    const pts = [];
+    SYSTEMS.forEach((sys, s) => {
+      const c = SUMMARY.costs[sys], iv = SUMMARY.intervals[sys];
+      const x = c ? value(c) : null, y = SUMMARY.aggregates[sys];
+      if (x !== null && x !== undefined && y !== null) {
+        pts.push({ s, x, y, low: iv.low === null ? y : iv.low, high: iv.high === null ? y : iv.high,
+          on: onFrontier(c) === true });
+      }
+    });
+    const missing = SYSTEMS.filter((sys) => {
+      const c = SUMMARY.costs[sys];
+      return !(c && value(c) !== null && value(c) !== undefined);
+    });
+    const figure = el("figure", { class: "scatter", id: "scatter-" + kind });
+    figure.appendChild(el("figcaption", { text: title }));
+    if (!pts.length) {
+      figure.appendChild(el("p", { class: "note", text: "No system reports it." }));
+      return figure;
+    }
+    const xMax = Math.max(...pts.map((p) => p.x)) * 1.1 || 1;
+    const yLow = Math.min(...pts.map((p) => p.low)), yHigh = Math.max(...pts.map((p) => p.high));
+    const pad = Math.max(0.005, (yHigh - yLow) * 0.08);
+    const y0 = Math.max(0, yLow - pad), y1 = Math.min(1, yHigh + pad);
+    const X = (v) => L + (W - L - R) * v / xMax;
+    const Y = (v) => T + (H - T - B) * (1 - (v - y0) / ((y1 - y0) || 1));
+    const chart = svg("svg", { viewBox: "0 0 " + W + " " + H, width: W, height: H,
+      role: "group", "aria-label": title, class: "scatter-svg" });
+    chart.appendChild(svg("line", { x1: L, y1: H - B, x2: W - R, y2: H - B, class: "axis-line" }));
+    chart.appendChild(svg("line", { x1: L, y1: T, x2: L, y2: H - B, class: "axis-line" }));
+    const xt = ticks(0, xMax, 5), yt = ticks(100 * y0, 100 * y1, 5);
+    for (const v of xt.values) {
+      chart.appendChild(svg("text", { x: X(v), y: H - B + 16, "text-anchor": "middle",
+        class: "tick", text: v.toFixed(xt.digits) }));
+    }
+    for (const v of yt.values) {
+      chart.appendChild(svg("text", { x: L - 6, y: Y(v / 100) + 4, "text-anchor": "end",
+        class: "tick", text: v.toFixed(yt.digits) }));
+    }
+    chart.appendChild(svg("text", { x: (L + W - R) / 2, y: H - 8, "text-anchor": "middle",
+      class: "axis-title", text: unit }));
+    chart.appendChild(svg("text", { x: 14, y: (T + H - B) / 2, "text-anchor": "middle",
+      transform: "rotate(-90 14 " + (T + H - B) / 2 + ")", class: "axis-title",
+      text: "score (%)" }));
+    const front = pts.filter((p) => p.on).sort((a, b) => a.x - b.x || a.y - b.y);
+    if (front.length) {
+      chart.appendChild(svg("polyline", { class: "frontier",
+        points: front.map((p) => X(p.x).toFixed(1) + "," + Y(p.y).toFixed(1)).join(" ") }));
+    }
+    const conf = Math.round(100 * SUMMARY.bootstrap.confidence);
+    for (const p of pts) {
+      const label = name(p.s) + ": score " + pct(p.y) + "% [" + pct(p.low) + ", "
+        + pct(p.high) + "], " + unit + " " + p.x.toPrecision(4)
+        + (p.on ? ", on the frontier" : "");
+      const link = svg("a", { href: "#fields", class: "point-link", "data-system": SYSTEMS[p.s],
+        "data-frontier": p.on ? "yes" : "no", "aria-label": label,
+        onclick: () => openSystem(p.s) }, [
+        svg("title", { text: label + " (" + conf + "% interval). Open its fields." }),
+        svg("line", { x1: X(p.x), x2: X(p.x), y1: Y(p.low), y2: Y(p.high), class: "whisker" }),
+        svg("circle", { cx: X(p.x), cy: Y(p.y), r: 5,
+          class: p.on ? "dot on-frontier" : "dot" }),
+        svg("text", { x: X(p.x) + 8, y: Y(p.y) - 6, class: "dot-label", text: name(p.s) }),
+      ]);
+      chart.appendChild(link);
+    }
+    figure.appendChild(chart);
+    if (missing.length) {
+      figure.appendChild(el("p", { class: "note",
+        text: "Not placed (no value): " + missing.join(", ") + "." }));
+    }
+    return figure;
+  }
+
+  function buildCosts() {
+    if (!SUMMARY.costs) return;
+    const board = document.getElementById("leaderboard");
+    const section = el("section", { id: "costs", "aria-labelledby": "costs-h" }, [
+      el("h2", { id: "costs-h", text: "Cost and latency" }),
+      el("p", { class: "note", text: "Score (all documents, with its interval) against "
+        + "the mean cost per document and the median latency, as summary.json gives them. "
+        + "The line joins the frontier: no other system is significantly better in score "
+        + "at no more cost (latency), or tied in score and strictly cheaper (faster). "
+        + "Choose a point to open its system's fields." }),
+      el("div", { class: "scatters" }, [
+        scatter("cost", "Score against cost", "cost per document (USD)",
+          (c) => c.cost, (c) => c.cost_frontier),
+        scatter("latency", "Score against latency", "median latency (s)",
+          (c) => c.latency_median, (c) => c.latency_frontier),
+      ]),
+    ]);
+    board.parentNode.insertBefore(section, board.nextSibling);
+    const nav = document.querySelector("header nav");
+    nav.insertBefore(el("a", { href: "#costs", text: "Cost and latency" }), nav.children[1]);
+  }
+
   // ---------------------------------------------------------------- all views
 
   function renderAll() {
@@ -892,6 +1023,7 @@
   buildFields();
   buildDrill();
   buildAB();
+  buildCosts();
   renderAll();
   window.__rendered = true;
   window.__renderMs = performance.now();
