@@ -362,7 +362,9 @@ def load_jsonl_benchmark(gold: str | Path, preds: Mapping[str, str | Path],
                          config: str | Path | None = None) -> Benchmark:
     """Read a JSONL benchmark without scoring it: ``gold`` labels, ``preds`` system ->
     prediction file, one ``schema``, an optional ``benchmark.toml`` (version pin,
-    options). Raises ``InputError`` naming the file (and line): a path that does not
+    options, metadata file beside it and breakdowns; a gold line's members beside its
+    ``label`` are metadata too). Raises ``InputError`` naming the file (and line): a path
+    that does not
     exist, or is a folder, a FIFO or another file that is not regular (never opened, so
     a FIFO cannot make it wait), a config that is not UTF-8 or not valid."""
     for path in (gold, schema, *preds.values(), *(() if config is None else (config,))):
@@ -378,7 +380,8 @@ def load_jsonl_benchmark(gold: str | Path, preds: Mapping[str, str | Path],
             raise InputError(str(config), f"byte {exc.start}", "not UTF-8 text") from None
         settings = parse_config(text, source=str(config))
     return load_jsonl(Path(gold), {s: Path(p) for s, p in preds.items()}, Path(schema),
-                      id_key=id_key, config=settings)
+                      id_key=id_key, config=settings,
+                      metadata_root=None if config is None else Path(config).parent)
 
 
 def evaluate_jsonl(gold: str | Path, preds: Mapping[str, str | Path], schema: str | Path, *,
