@@ -510,8 +510,8 @@ def load_metadata(
                              "benchmark.toml that names it (--config)")
         path = files.safe_child(root, rel)
         if not os.path.lexists(path):
-            raise InputError(rel, "", f"metadata file is missing (named by "
-                             f"{scorer.CONFIG_NAME}; looked in {Path(root).resolve()})")
+            raise InputError(rel, "", "metadata file is missing (named by the config's "
+                             f"`metadata`; looked in {Path(root).resolve()})")
         value = scorer.read_json_file(path, source=rel).value
         if not isinstance(value, list):
             raise InputError(rel, "", "metadata must be a JSON list of records")
