@@ -416,7 +416,8 @@ def _benchmark_source(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--id-key", default="id", show_default=True,
                      help="JSONL mode: the id member."),
         click.option("--config", type=click.Path(dir_okay=False, path_type=Path),
-                     help="JSONL mode: a benchmark.toml (version pin, options)."),
+                     help="JSONL mode: a benchmark.toml (version pin, options, breakdowns, "
+                          "a metadata file named beside it)."),
     ]
     for decorate in reversed(decorators):
         with_source = decorate(with_source)
