@@ -1991,8 +1991,8 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 _USAGE = """python scorer.py [ROOT] [--version V] [--format table|json|md]
        python scorer.py RESULT.json SCHEMA.json LABEL.json [--version V] [--details]"""
-_EPILOG = """formats: table = documents x systems, fractions in [0, 1]; json = the same as JSON;
-md = a ranked leaderboard in percent. One document: its score as JSON (fractions);
+_EPILOG = """formats: table = documents x systems in percent; json = the same as JSON, fractions
+in [0, 1]; md = a ranked leaderboard in percent. One document: its score as JSON (fractions);
 with --details, a table of every leaf's verdict (--format json: JSON, every verdict).
 
 example: python scorer.py . --format md"""
@@ -2344,8 +2344,8 @@ def score_folder(root: Path, version: str, options: Options | None = None) -> di
     return out
 
 
-def _fraction(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.4f}"
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.2f}"
 
 
 def _table(rows: list[Sequence[Any]], headers: list[str], markdown: bool = False) -> str:
@@ -2364,7 +2364,7 @@ def _table(rows: list[Sequence[Any]], headers: list[str], markdown: bool = False
 
 
 def render_folder(scores: dict[str, Any], fmt: str) -> str:
-    """``score_folder``'s output as ``json``, ``table`` (fractions) or ``md`` (ranked, %)."""
+    """``score_folder``'s output as ``json`` (fractions), ``table`` (%) or ``md`` (ranked, %)."""
     systems = scores["systems"]
     if fmt == "json":
         return json.dumps(scores, indent=2)
@@ -2378,10 +2378,10 @@ def render_folder(scores: dict[str, Any], fmt: str) -> str:
         return f"{table}\n\n_{header}; score = macro average of document scores._"
     names = list(systems)
     ids = list(next(iter(systems.values()))["documents"]) if systems else []
-    rows = [[doc_id, *(_fraction(systems[s]["documents"][doc_id]) for s in names)]
+    rows = [[doc_id, *(_percent(systems[s]["documents"][doc_id]) for s in names)]
             for doc_id in ids]
-    rows.append(["score (macro)", *(_fraction(systems[s]["score"]) for s in names)])
-    return f"{header}\n" + _table(rows, ["document", *names])
+    rows.append(["score (macro)", *(_percent(systems[s]["score"]) for s in names)])
+    return f"{header}; scores in %\n" + _table(rows, ["document", *names])
 
 
 def _score_one(paths: list[str], version: str, details: bool, fmt: str | None) -> str:
