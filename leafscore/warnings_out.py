@@ -34,9 +34,9 @@ SHOWN = 3
 #: Places named on a kind's count line before the rest are counted.
 PLACES = 4
 
-# A place: a path-like token (no blanks), optionally with ``:line N column M``,
-# ``:N`` (a JSONL line) or ``#/pointer``.
-_PLACE = re.compile(r"[^\s:#]+(?::line \d+ column \d+|:\d+(?:, [^:]*)?)?(?:#\S*)?")
+# A place: a path-like token (no blanks), then optionally ``:N`` (a JSONL line),
+# ``:line N column M`` (a text position) and ``#/pointer``.
+_PLACE = re.compile(r"[^\s:#]+(?::\d+)?(?::line \d+ column \d+)?(?:#\S*)?")
 _QUOTED = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _LEVEL = re.compile(r"^(?:warning|error): ")

@@ -165,6 +165,8 @@ def test_the_kind_of_a_warning_is_its_message_without_place_numbers_or_values():
 def test_the_place_of_a_warning_is_the_path_before_its_first_colon_space():
     assert split_place("gold.jsonl:3: id 'x' repeats an earlier line; ignored") == (
         "gold.jsonl:3", "id 'x' repeats an earlier line; ignored")
+    assert split_place("pred.jsonl:5:line 1 column 51: Expecting value (parse failure)") == (
+        "pred.jsonl:5:line 1 column 51", "Expecting value (parse failure)")
     assert split_place("only 5 documents: intervals are too narrow") == (
         "", "only 5 documents: intervals are too narrow")
 
