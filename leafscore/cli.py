@@ -549,9 +549,9 @@ def validate(source: Source, fmt: str, version: str | None, engine: str | None) 
     chosen = _chosen_engine(engine)
     source.check()
     if source.jsonl:
-        problems = validate_jsonl(source.gold, dict(source.preds),  # type: ignore[arg-type]
-                                  source.schema, id_key=source.id_key,  # type: ignore[arg-type]
-                                  config=source.config, version=version, engine=chosen)
+        problems = validate_jsonl(lambda: api.load_jsonl_benchmark(
+            source.gold, dict(source.preds), source.schema,  # type: ignore[arg-type]
+            id_key=source.id_key, config=source.config), version=version, engine=chosen)
     else:
         problems = validate_folder(source.root, version, engine=chosen) \
             + names.folder_problems(source.root)

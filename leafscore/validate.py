@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -495,20 +495,18 @@ def _validator_version() -> str:
 # ------------------------------------------------------------------------------------
 
 
-def validate_jsonl(gold: Path, preds: dict[str, Path], schema: Path, *, id_key: str = "id",
-                   config: Path | None = None, version: str | None = None,
+def validate_jsonl(load: Callable[[], Benchmark], *, version: str | None = None,
                    engine: str | None = None) -> list[Problem]:
-    """Every problem of a JSONL benchmark (``--gold/--pred/--schema``, an optional
-    ``--config``), errors and warnings, as :func:`validate_folder` finds them in a folder:
-    what stops reading (a gold line without an id, an unreadable schema, config or
-    metadata file) is one error naming the file and line; then the schema against its
+    """Every problem of a JSONL benchmark, errors and warnings, as :func:`validate_folder`
+    finds them in a folder. ``load`` reads it (``api.load_jsonl_benchmark`` of the
+    ``--gold/--pred/--schema`` files and the optional ``--config``): what stops reading
+    (a gold line without an id, an unreadable schema, config or metadata file), an
+    ``InputError``, is one error naming the file and line. Then the schema against its
     metaschema (once), every label against the schema and the metric, and every
     prediction as ``score`` reads it. A problem found once per document in the shared
     schema is listed once."""
-    from leafscore import api  # api uses this module's label checks
-
     try:
-        bench = api.load_jsonl_benchmark(gold, preds, schema, id_key=id_key, config=config)
+        bench = load()
     except InputError as exc:
         return [_from_input_error(exc, exc.file)]
     record = versions.resolve(version, bench.config.scoring_version, engine=engine)
