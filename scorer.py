@@ -714,9 +714,13 @@ class _Compiler:
                 .resolver(base_uri="urn:leafscore:schema")
         try:
             return self.resolver.lookup(ref).contents
-        except (Unresolvable, LookupError, AttributeError, TypeError) as exc:
-            # referencing raises the last three when the path crosses a non-schema
-            raise self.error(where, f"$ref {ref!r} cannot be resolved ({exc})") from None
+        except (Unresolvable, LookupError, AttributeError, TypeError):
+            # referencing raises the last three when the path crosses a non-schema; the
+            # message names the reference and its target, never the schema's content
+            target = ref.partition("#")[2]
+            why = (f"nothing at {target!r} in this schema" if ref.startswith("#")
+                   else "only references inside this schema are resolved")
+            raise self.error(where, f"$ref {ref!r} cannot be resolved ({why})") from None
 
     def flatten(self, schema: Any, pointer: str, refs: tuple[str, ...] = ()) -> _Flat:
         """``schema`` resolved into plain keywords (spec 2.0 §2, §7); raises ScoringError."""
@@ -2025,8 +2029,9 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 _USAGE = """python scorer.py [ROOT] [--version V] [--format table|json|md]
        python scorer.py RESULT.json SCHEMA.json LABEL.json [--version V] [--details]"""
-_EPILOG = """formats: table = documents x systems, fractions in [0, 1]; json = the same as JSON;
-md = a ranked leaderboard in percent. One document: its score as JSON (fractions).
+_EPILOG = """formats: table = documents x systems in percent; json = the same as JSON, fractions
+in [0, 1]; md = a ranked leaderboard in percent. One document: its score as JSON (fractions);
+with --details, a table of every leaf's verdict (--format json: JSON, every verdict).
 
 example: python scorer.py . --format md"""
 
@@ -2343,8 +2348,9 @@ def is_hidden(name: str) -> bool:
 def document_ids(folder: Path) -> list[str]:
     """Sorted ids of ``folder/<id>.json``, hidden ones skipped; InputError if no folder."""
     if not folder.is_dir():
-        raise InputError(f"{folder}/", "", "folder is missing (expected schemas/, labels/ "
-                         "and results/<system>/)")
+        raise InputError(f"{folder}/", "", f"folder is missing (looked in "
+                         f"{folder.resolve().parent}; expected schemas/, labels/ and "
+                         "results/<system>/ there)")
     return sorted(p.name[:-5] for p in folder.iterdir()
                   if p.name.endswith(".json") and not is_hidden(p.name))
 
@@ -2354,8 +2360,8 @@ def system_names(results: Path) -> list[str]:
     names = sorted(p.name for p in results.iterdir() if p.is_dir() and not is_hidden(p.name)) \
         if results.is_dir() else []
     if not names:
-        raise InputError(f"{results}/", "", "no system folders to score "
-                         "(expected results/<system>/<id>.json)")
+        raise InputError(f"{results}/", "", f"no system folders to score (looked in "
+                         f"{results.resolve()}; expected results/<system>/<id>.json)")
     return names
 
 
@@ -2468,8 +2474,8 @@ def score_folder(root: Path, version: str, options: Options | None = None,
     return out
 
 
-def _fraction(value: float | None) -> str:
-    return "n/a" if value is None else f"{value:.4f}"
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.2f}"
 
 
 def _table(rows: list[Sequence[Any]], headers: list[str], markdown: bool = False) -> str:
@@ -2488,7 +2494,7 @@ def _table(rows: list[Sequence[Any]], headers: list[str], markdown: bool = False
 
 
 def render_folder(scores: dict[str, Any], fmt: str) -> str:
-    """``score_folder``'s output as ``json``, ``table`` (fractions) or ``md`` (ranked, %)."""
+    """``score_folder``'s output as ``json`` (fractions), ``table`` (%) or ``md`` (ranked, %)."""
     systems = scores["systems"]
     if fmt == "json":
         return json.dumps(scores, indent=2)
@@ -2502,14 +2508,15 @@ def render_folder(scores: dict[str, Any], fmt: str) -> str:
         return f"{table}\n\n_{header}; score = macro average of document scores._"
     names = list(systems)
     ids = list(next(iter(systems.values()))["documents"]) if systems else []
-    rows = [[doc_id, *(_fraction(systems[s]["documents"][doc_id]) for s in names)]
+    rows = [[doc_id, *(_percent(systems[s]["documents"][doc_id]) for s in names)]
             for doc_id in ids]
-    rows.append(["score (macro)", *(_fraction(systems[s]["score"]) for s in names)])
-    return f"{header}\n" + _table(rows, ["document", *names])
+    rows.append(["score (macro)", *(_percent(systems[s]["score"]) for s in names)])
+    return f"{header}; scores in %\n" + _table(rows, ["document", *names])
 
 
-def _score_one(paths: list[str], version: str, details: bool, fmt: str) -> str:
-    """One document's score as JSON; ``details``: every verdict, or a table (``--format``)."""
+def _score_one(paths: list[str], version: str, details: bool, fmt: str | None) -> str:
+    """One document's score as JSON; ``details``: every verdict, as a table of one leaf a
+    line (``table``, the default, or ``md``) or as JSON (``--format json``)."""
     result_path, schema_path, label_path = (Path(p) for p in paths)
     record = scoring_version(version)
     if details and not record.has_verdicts:
@@ -2523,12 +2530,27 @@ def _score_one(paths: list[str], version: str, details: bool, fmt: str) -> str:
     doc = record.score_outcome(outcome, schema, label, Options(), str(schema_path))
     if not details:
         return json.dumps(doc.to_dict(), indent=2, ensure_ascii=False)
-    if fmt == "table":
-        rows = [(v.address, json.dumps(v.label), json.dumps(v.result), v.kind)
-                for v in doc.verdicts]
-        return (f"leafscore scoring version {doc.version}: accuracy {doc.value:.6f}\n"
-                + _table(rows, ["leaf", "label", "result", "verdict"]))
-    return json.dumps(doc.to_dict(verdicts=True), indent=2, ensure_ascii=False)
+    if fmt == "json":
+        return json.dumps(doc.to_dict(verdicts=True), indent=2, ensure_ascii=False)
+    md = fmt == "md"
+    rows = [(v.address, _cell(v.label, md), _cell(v.result, md), v.kind) for v in doc.verdicts]
+    kinds = Counter(v.kind for v in doc.verdicts)
+    tally = ", ".join(f"{kind} {n}" for kind, n in sorted(kinds.items()))
+    return (f"{result_path}: accuracy {100 * doc.value:.2f}% (scoring version {doc.version}); "
+            f"{len(rows)} leaves: {tally or 'none'}\n\n"
+            + _table(rows, ["leaf", "label", "result", "verdict"], markdown=md)
+            + "\n\n(values as compact JSON, cut at 40 characters; --format json gives "
+            "every verdict in full)")
+
+
+def _cell(value: Any, markdown: bool = False, width: int = 40) -> str:
+    """A raw value for a table cell: compact JSON on one line, at most ``width`` long;
+    ``-`` when absent; in markdown, ``|`` escaped so the cell stays one cell."""
+    if value is None:
+        return "-"
+    text = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    text = text if len(text) <= width else text[:width - 1] + "…"
+    return text.replace("|", "\\|") if markdown else text
 
 
 class _Parser(argparse.ArgumentParser):
@@ -2556,7 +2578,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if len(args.paths) == 3:
             version = args.version or DEFAULT_VERSION
-            print(_score_one(args.paths, version, args.details, args.format or "json"))
+            print(_score_one(args.paths, version, args.details, args.format))
         elif len(args.paths) <= 1:
             root = Path(args.paths[0] if args.paths else ".")
             if not root.is_dir():

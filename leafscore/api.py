@@ -389,9 +389,10 @@ def load_jsonl_benchmark(gold: str | Path, preds: Mapping[str, str | Path],
     """Read a JSONL benchmark without scoring it: ``gold`` labels, ``preds`` system ->
     prediction file, one ``schema`` (or a folder of schemas, chosen per gold line by the
     config's ``schema``/``schema_by``), an optional ``benchmark.toml`` (version pin,
-    options). Raises ``InputError`` naming the file (and line): a path that does not
-    exist, or is a folder, a FIFO or another file that is not regular (never opened, so
-    a FIFO cannot make it wait), a config that is not UTF-8 or not valid."""
+    options, metadata file beside it and breakdowns; a gold line's members beside its
+    ``label`` are metadata too). Raises ``InputError`` naming the file (and line): a path
+    that does not exist, or is a folder, a FIFO or another file that is not regular (never
+    opened, so a FIFO cannot make it wait), a config that is not UTF-8 or not valid."""
     folder = [schema] if Path(schema).is_dir() else []  # a folder of schemas (schema_by)
     for path in (gold, *(() if folder else (schema,)), *preds.values(),
                  *(() if config is None else (config,))):
@@ -407,7 +408,8 @@ def load_jsonl_benchmark(gold: str | Path, preds: Mapping[str, str | Path],
             raise InputError(str(config), f"byte {exc.start}", "not UTF-8 text") from None
         settings = parse_config(text, source=str(config))
     return load_jsonl(Path(gold), {s: Path(p) for s, p in preds.items()}, Path(schema),
-                      id_key=id_key, config=settings)
+                      id_key=id_key, config=settings,
+                      metadata_root=None if config is None else Path(config).parent)
 
 
 def evaluate_jsonl(gold: str | Path, preds: Mapping[str, str | Path], schema: str | Path, *,

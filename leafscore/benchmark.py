@@ -377,12 +377,22 @@ def list_ids(root: Path, folder: str) -> list[str]:
     """
     base = Path(root) / folder
     if not base.is_dir():
-        raise InputError(f"{folder}/", "", "folder is missing")
+        raise InputError(f"{folder}/", "", f"folder is missing in the benchmark folder "
+                         f"{_shown_root(root)} (expected schemas/, labels/ and "
+                         "results/<system>/ there)")
     files.safe_child(root, folder)
     ids = scorer.document_ids(base)
     for doc_id in ids:
         files.check_name("document id", doc_id, source=f"{folder}/{doc_id}.json")
     return ids
+
+
+def _shown_root(root: Path) -> str:
+    """ROOT for a message: as given, and where that is when it is relative."""
+    given = os.fspath(root)
+    if Path(root).is_absolute():
+        return given
+    return f"{given} ({Path(root).resolve()})"
 
 
 def list_systems(root: Path) -> list[str]:
@@ -395,12 +405,32 @@ def list_systems(root: Path) -> list[str]:
     try:
         names = scorer.system_names(Path(root) / "results")
     except InputError:
-        raise InputError("results/", "", "no system folders to score "
-                         "(expected results/<system>/<id>.json)") from None
+        raise InputError("results/", "", "no system folders to score in the benchmark "
+                         f"folder {_shown_root(root)} (expected results/<system>/<id>.json "
+                         "there)") from None
     for name in names:
         files.check_name("system name", name, source=f"results/{name}/")
         files.safe_child(root, f"results/{name}")
     return names
+
+
+def result_folder_problems(root: Path, systems: Iterable[str],
+                           ids: Iterable[str]) -> list[tuple[str, str]]:
+    """``(file, message)`` of what a scoring run leaves aside in ``results/``, each one
+    warning of ``score`` and ``validate``: a file in a system folder that names no
+    labelled document (a misnamed result, ignored), and a system folder holding no
+    result of any document (every document a missing result)."""
+    wanted = {f"{doc_id}.json" for doc_id in ids}
+    found: list[tuple[str, str]] = []
+    for system in systems:
+        with os.scandir(Path(root) / "results" / system) as entries:
+            names = sorted(e.name for e in entries if not scorer.is_hidden(e.name))
+        found += [(f"results/{system}/{name}", "not a result of a labelled document: ignored")
+                  for name in names if name not in wanted]
+        if not any(name in wanted for name in names):
+            found.append((f"results/{system}/", f"no result of any of the {len(wanted)} "
+                          "labelled document(s): every one is a missing result"))
+    return found
 
 
 def raw_result(root: Path, system: str, doc_id: str, max_bytes: int) -> RawResult:
@@ -479,41 +509,59 @@ def only_results(results: Mapping[tuple[str, str], RawResult], *,
 
 
 def metadata_records(
-    root: Path, config: BenchmarkConfig
+    root: Path | None, config: BenchmarkConfig
 ) -> tuple[str | None, dict[str, dict[str, Any]]]:
     """(file, doc_id -> its whole record) of the benchmark's metadata file, every key
     kept (names, pages, licences: the explorer shows them); ``(None, {})`` when there is
     none.
 
-    The file is ``config.metadata``, else the first of ``metadata.json``/``sources.json``
-    present. Raises ``InputError`` when it is not a list of objects with ``doc_id``.
+    The file is ``config.metadata`` (relative to ``root``: the benchmark folder, or the
+    folder of a JSONL benchmark's ``--config``), else the first of
+    ``metadata.json``/``sources.json`` present in ``root``. Raises ``InputError`` when
+    the file the config names is missing, or is not a list of objects with ``doc_id``
+    (``scorer.metadata_records``, the one rule).
     """
     rel = config.metadata
-    if rel is None:
+    if rel is None and root is not None:
         rel = next((n for n in DEFAULT_METADATA_FILES if (Path(root) / n).is_file()), None)
-        if rel is None:
-            return None, {}
-    value = scorer.read_json_file(files.safe_child(root, rel), source=rel).value
+    if rel is None:
+        return None, {}
+    if root is None:
+        raise InputError(rel, "", "a metadata file is read from the folder of the "
+                         "benchmark.toml that names it (--config)")
+    path = files.safe_child(root, rel)
+    if not os.path.lexists(path):
+        raise InputError(rel, "", "metadata file is missing (named by the config's "
+                         f"`metadata`; looked in {Path(root).resolve()})")
+    value = scorer.read_json_file(path, source=rel).value
     return rel, {d: rec for d, (_, rec) in scorer.metadata_records(value, rel).items()}
 
 
 def load_metadata(
-    root: Path, config: BenchmarkConfig, ids: tuple[str, ...]
+    root: Path | None, config: BenchmarkConfig, ids: tuple[str, ...], *,
+    extra: Mapping[str, Mapping[str, Any]] | None = None,
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """doc_id -> breakdown columns, and warnings.
 
-    The file is ``config.metadata``, else the first of ``metadata.json``/``sources.json``
-    present. Columns are ``config.breakdowns``, else those of ``DEFAULT_BREAKDOWNS``
-    found. Raises ``InputError`` when the file is not a list of objects with ``doc_id``.
+    The file is ``config.metadata`` (relative to ``root``: the benchmark folder, or the
+    folder of a JSONL benchmark's ``--config``), else the first of
+    ``metadata.json``/``sources.json`` present in ``root``. ``extra``: doc_id -> more
+    columns of a document (a JSONL gold line's members beside its ``label``), over the
+    file's. Columns are ``config.breakdowns``, else those of ``DEFAULT_BREAKDOWNS``
+    found. Raises ``InputError`` when the file is missing (named by the config), or is
+    not a list of objects with ``doc_id``.
     """
     rel, records = metadata_records(root, config)
-    if rel is None:
+    for doc_id, more in (extra or {}).items():
+        records[doc_id] = {**records.get(doc_id, {}), **more}
+    if not records:
         return {}, []
     columns = config.breakdowns
     if columns is None:
         present = {k for rec in records.values() for k in rec}
         columns = tuple(c for c in DEFAULT_BREAKDOWNS if c in present)
-    warnings = [f"{rel}: no record for document {d}" for d in ids if d not in records]
+    warnings = [] if rel is None else [
+        f"{rel}: no record for document {d}" for d in ids if d not in records]
     out = {
         d: {c: records[d][c] for c in columns if c in records[d]} for d in ids if d in records
     }
@@ -591,6 +639,8 @@ def load_folder(
             raise InputError(f"results/{unknown[0]}/", "", f"no such system (found: {found})")
         found = sorted(set(systems))
     results = FolderResults(root, tuple(found), tuple(ids), limit)
+    warnings += [f"{file}: {message}" for file, message in
+                 result_folder_problems(root, found, ids)]
     metadata, meta_warnings = load_metadata(root, config, tuple(ids))
     return Benchmark(
         root, config, tuple(docs), tuple(found), results,
@@ -614,6 +664,7 @@ def _id_of(line: str, key: str) -> str | None:
 def load_jsonl(
     gold: Path, preds: Mapping[str, Path], schema: Path, *, id_key: str = "id",
     config: BenchmarkConfig | None = None, max_bytes: int = scorer.MAX_FILE_BYTES,
+    metadata_root: Path | None = None,
 ) -> Benchmark:
     """Gold and prediction JSONL files, one schema for all, as a benchmark.
 
@@ -624,8 +675,11 @@ def load_jsonl(
     the envelope rule of the version decides, so the same result scores the same in a
     folder and in JSONL). A prediction line that does not parse is that document's parse
     failure: its id is read from the text, else it is matched to the gold document on the
-    same line number. Ids are never used as paths. ``config`` supplies the version pin and
-    options (default: none).
+    same line number. Ids are never used as paths. ``config`` supplies the version pin,
+    options, metadata file and breakdowns (default: none); ``metadata_root`` is the
+    folder its ``metadata`` file is named in (the config file's). A gold line with a
+    ``"label"`` member gives its other members (but the id) as its document's metadata,
+    over the metadata file's (:func:`load_metadata`).
 
     Every file is read as a result file is (:func:`jsonl_lines`): UTF-8, or UTF-16/32
     with a byte-order mark; at most ``max_bytes`` bytes (default 64 MiB, a result file's
@@ -645,6 +699,7 @@ def load_jsonl(
     docs: dict[str, Document] = {}
     order: list[str] = []
     warnings: list[str] = []
+    line_metadata: dict[str, dict[str, Any]] = {}
     lines, read_warnings = jsonl_lines(gold, max_bytes=max_bytes)
     warnings.extend(read_warnings)
     for line in lines:
@@ -669,6 +724,8 @@ def load_jsonl(
         label = value["label"] if "label" in value else _without(value, id_key)
         if config.schema_by is not None and "label" not in value:  # metadata, not label
             label = _without(label, config.schema_by)
+        if "label" in value:
+            line_metadata[doc_id] = {k: v for k, v in value.items() if k not in (id_key, "label")}
         docs[doc_id] = Document(
             doc_id, schema_value, label, schema_file, where, schema_digest,
             content_digest(label), source,
@@ -680,9 +737,13 @@ def load_jsonl(
         found = _predictions(Path(preds[system]), id_key, docs, order, warnings, max_bytes)
         results.update({(system, doc_id): raw for doc_id, raw in found.items()})
     ids = sorted(docs)
+    config = config or BenchmarkConfig()
+    # only the file the config names: no metadata.json is looked for beside a --config
+    metadata, meta_warnings = load_metadata(metadata_root if config.metadata else None,
+                                            config, tuple(ids), extra=line_metadata)
     return Benchmark(
         None, config, tuple(docs[d] for d in ids), tuple(sorted(preds)),
-        MappingProxyType(results), MappingProxyType({}), tuple(warnings),
+        MappingProxyType(results), MappingProxyType(metadata), tuple(warnings + meta_warnings),
     )
 
 

@@ -27,7 +27,7 @@ from typing import Any, NoReturn
 import click
 
 import scorer
-from leafscore import api, files, names, versions
+from leafscore import api, files, names, versions, warnings_out
 from leafscore import explore as explore_mod
 from leafscore import gate as gate_mod
 from leafscore import render as render_mod
@@ -39,7 +39,8 @@ from leafscore.cache import Cache, default_cache_dir
 from leafscore.config import DEFAULT_METADATA_FILES, BenchmarkConfig, load_config
 from leafscore.executors import EXECUTORS, ExecutorError
 from leafscore.hygiene import visible
-from leafscore.validate import schema_uses, validate_folder
+from leafscore.runner import run_signature
+from leafscore.validate import schema_uses, validate_folder, validate_jsonl
 from scorer import InputError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -67,24 +68,91 @@ def _note(message: str) -> None:
 
 
 def handles_errors(command: Callable[..., Any]) -> Callable[..., Any]:
-    """Turn the documented input errors into one stderr line and exit code 2."""
+    """Turn the documented input errors into one stderr line and exit code 2; and give
+    the command ``--warnings grouped|all`` and ``--quiet`` (every command is wrapped
+    here), its warnings printed through one ``warnings_out.WarningPrinter`` (``_warn``)
+    whose count lines close the command's stderr, before any error line."""
 
     @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: Any, warnings_mode: str = "grouped", quiet: bool = False,
+                **kwargs: Any) -> Any:
+        printer = _start_warnings(warnings_mode, quiet)
         try:
             return command(*args, **kwargs)
         except (InputError, Failed, ExecutorError) as exc:
+            printer.finish()
             click.echo(visible(f"leafscore: error: {exc}"), err=True)
             raise click.exceptions.Exit(EXIT_USAGE) from None
         except RecursionError:
+            printer.finish()
             click.echo("leafscore: error: input nested too deeply to process", err=True)
             raise click.exceptions.Exit(EXIT_USAGE) from None
         except OSError as exc:  # unreadable file or folder (permissions, I/O)
+            printer.finish()
             where = exc.filename if exc.filename is not None else "input"
             click.echo(visible(f"leafscore: error: {where}: {exc.strerror or exc}"), err=True)
             raise click.exceptions.Exit(EXIT_USAGE) from None
+        finally:
+            printer.finish()
 
-    return wrapper
+    wrapper = click.option(
+        "--quiet", "-q", is_flag=True,
+        help="Print no warnings and no notes on stderr (errors still; --format json "
+             "still carries every warning).")(wrapper)
+    return click.option(
+        "--warnings", "warnings_mode", type=click.Choice(warnings_out.MODES),
+        default="grouped", show_default=True,
+        help=f"grouped: the first {warnings_out.SHOWN} warnings of each kind, then one "
+             "line with the count of the rest and where they are; all: every one.")(wrapper)
+
+
+def _start_warnings(mode: str, quiet: bool) -> warnings_out.WarningPrinter:
+    """The warning printer of this command line (kept in the click context)."""
+    printer = warnings_out.WarningPrinter(
+        lambda line: click.echo(visible(f"leafscore: warning: {line}"), err=True),
+        mode=mode, quiet=quiet)
+    context = click.get_current_context(silent=True)
+    if context is not None:
+        context.meta["leafscore.warnings"] = printer
+    return printer
+
+
+def _printer() -> warnings_out.WarningPrinter:
+    """The command's warning printer (a grouped one outside a command)."""
+    context = click.get_current_context(silent=True)
+    found = None if context is None else context.meta.get("leafscore.warnings")
+    if found is None:
+        found = _start_warnings("grouped", False)
+    return found
+
+
+def _warn(text: str, **known: str) -> None:
+    """One warning on stderr, through the command's printer (grouped, all or none)."""
+    _printer().warn(text, **known)
+
+
+def _info(message: str) -> None:
+    """A note that says what was done or assumed (not why a command failed): left out
+    under --quiet."""
+    if not _printer().quiet:
+        _note(message)
+
+
+def _with_warnings(text: str, fmt: str) -> str:
+    """JSON output carrying every warning of the command (``"warnings"``, a list of
+    lines, ``[]`` when none), whatever stderr showed of them; other formats unchanged."""
+    if fmt != "json":
+        return text
+    import json
+
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(data, dict):
+        return text
+    data["warnings"] = list(_printer().seen)
+    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
 
 
 def _root_argument(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -225,7 +293,7 @@ def resolve_version(settings: ScoringSettings,
     config's pin (checked when the config was read), else the default, the latest
     (noted on stderr), from the table of the chosen engine."""
     return versions.resolve(settings.version, config.scoring_version, engine=settings.engine,
-                            on_default=lambda latest: _note(
+                            on_default=lambda latest: _info(
                                 "no scoring_version pinned (benchmark.toml); using the "
                                 f"latest, {latest}"))
 
@@ -350,7 +418,8 @@ def _benchmark_source(command: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--id-key", default="id", show_default=True,
                      help="JSONL mode: the id member."),
         click.option("--config", type=click.Path(dir_okay=False, path_type=Path),
-                     help="JSONL mode: a benchmark.toml (version pin, options)."),
+                     help="JSONL mode: a benchmark.toml (version pin, options, breakdowns, "
+                          "a metadata file named beside it)."),
     ]
     for decorate in reversed(decorators):
         with_source = decorate(with_source)
@@ -384,7 +453,7 @@ def _evaluate(bench: Benchmark, settings: ScoringSettings, record: scorer.Scorin
     def early(warnings: Any) -> None:
         nonlocal printed
         for warning in warnings:
-            _note(f"warning: {warning}")
+            _warn(warning)
             printed += 1
 
     with _progress("scoring") as progress:
@@ -395,12 +464,13 @@ def _evaluate(bench: Benchmark, settings: ScoringSettings, record: scorer.Scorin
             executor=settings.executor, scheduler=settings.scheduler,
             verdicts_to=verdicts_to))
     for warning in evaluation.warnings[printed:]:
-        _note(f"warning: {warning}")
+        _warn(warning)
     return evaluation
 
 
-def _emit(text: str) -> None:
-    click.echo(text, nl=False)
+def _emit(text: str, fmt: str = "") -> None:
+    """Data to stdout; JSON (``fmt``) with every warning of the command in it."""
+    click.echo(_with_warnings(text, fmt), nl=False)
 
 
 def _analysis(call: Callable[[], Any]) -> Any:
@@ -425,7 +495,7 @@ def _warn_small(warning: str | None, fmt: str) -> None:
     """The small-sample warning on stderr for csv output, which has no room for it
     (text formats print it under the table, json holds it as ``warning``)."""
     if warning and fmt == "csv":
-        _note(warning)
+        _warn(warning.removeprefix("warning: "))
 
 
 def _example(*lines: str) -> str:
@@ -464,8 +534,12 @@ def main() -> None:
     """
 
 
-@main.command(epilog=_example("leafscore validate", "leafscore validate --format json"))
-@_root_argument
+@main.command(epilog=_example(
+    "leafscore validate", "leafscore validate --format json",
+    "leafscore validate --warnings all",
+    "leafscore validate --gold examples/jsonl/gold.jsonl --schema examples/jsonl/schema.json "
+    "--pred atlas=examples/jsonl/atlas.jsonl --pred drift=examples/jsonl/drift.jsonl"))
+@_benchmark_source
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text",
               show_default=True)
 @click.option("--version", "version", type=click.Choice(scorer.SCORING_VERSIONS),
@@ -476,21 +550,31 @@ def main() -> None:
               help="Schema lint findings (unknown keywords and formats, keywords that cannot "
                    "apply where they stand) are errors, not warnings: exit 1.")
 @handles_errors
-def validate(root: Path, fmt: str, version: str | None, engine: str | None,
+def validate(source: Source, fmt: str, version: str | None, engine: str | None,
              strict: bool = False) -> None:
-    """Check ROOT with the metric itself: ids agree, schemas are valid and compile under
-    the scoring version, labels obey their schemas and score, benchmark.toml is valid,
-    names are safe to show, and each odd result file says what `score` will do with it.
-    Exit 1 when any error is found (warnings never fail); exit 2 where scoring would stop
-    too (no results/). Schema lint: a keyword that is neither JSON Schema vocabulary of
-    the schema's draft nor an x- extension, an unknown format, a keyword that cannot apply
-    under its type: a warning with the pointer and a suggestion (an error with --strict)."""
+    """Check ROOT (or --gold/--pred/--schema JSONL files) with the metric itself: ids
+    agree, schemas are valid and compile under the scoring version, labels obey their
+    schemas and score, benchmark.toml is valid, names are safe to show, and each odd
+    result file says what `score` will do with it. Errors go to stdout, warnings to
+    stderr (grouped: see --warnings), then the count of each. Exit 1 when any error is
+    found (warnings never fail); exit 2 where scoring would stop too (no results/).
+    Schema lint: a keyword that is neither JSON Schema vocabulary of the schema's draft
+    nor an x- extension, an unknown format, a keyword that cannot apply under its type:
+    a warning with the pointer and a suggestion (an error with --strict)."""
     chosen = _chosen_engine(engine)
-    problems = validate_folder(root, version, engine=chosen, strict=strict) \
-        + names.folder_problems(root)
+    source.check()
+    if source.jsonl:
+        problems = validate_jsonl(lambda: api.load_jsonl_benchmark(
+            source.gold, dict(source.preds), source.schema,  # type: ignore[arg-type]
+            id_key=source.id_key, config=source.config), version=version, engine=chosen,
+            strict=strict)
+        uses: dict[str, str] = {}
+    else:
+        problems = validate_folder(source.root, version, engine=chosen, strict=strict) \
+            + names.folder_problems(source.root)
+        uses = schema_uses(source.root)  # doc id -> the schema file it is scored with
     errors = [p for p in problems if p.level == "error"]
     warnings = [p for p in problems if p.level == "warning"]
-    uses = schema_uses(root)  # doc id -> the schema file it is scored with
     if fmt == "json":
         import json
 
@@ -504,8 +588,12 @@ def validate(root: Path, fmt: str, version: str | None, engine: str | None,
         for file, count in sorted(shared.items()):  # a shared schema: how many use it
             click.echo(visible(f"schema: {file} is the schema of {count} document(s) "
                                "without their own"))
-        for problem in errors + warnings:
+        for problem in errors:
             click.echo(visible(str(problem)))
+        for problem in warnings:
+            _warn(str(problem).removeprefix("warning: "),
+                  kind=warnings_out.abstract(problem.message), place=problem.file)
+        _printer().finish()  # the count lines before the tally
         click.echo(f"{len(errors)} error(s), {len(warnings)} warning(s)")
     if errors:
         raise click.exceptions.Exit(EXIT_FAILED)
@@ -573,7 +661,7 @@ def score(source: Source, systems: tuple[str, ...], fmt: str,
     """Score every document x system of ROOT (or of --gold/--pred/--schema JSONL files):
     document scores and each system's macro average (% in text, fractions in json/csv)."""
     evaluation = _open(source, settings, systems=systems)
-    _emit(render_mod.render_matrix(evaluation.run, fmt))
+    _emit(render_mod.render_matrix(evaluation.run, fmt), fmt)
 
 
 @main.command(epilog=_example("leafscore leaderboard", "leafscore leaderboard --format table",
@@ -617,7 +705,7 @@ def leaderboard(source: Source, out: Path | None, update: Path | None,
                                                      permutations=permutations))
     _cost_warnings(evaluation)
     _warn_small(board.warning, fmt)
-    text = render_mod.render_leaderboard(board, fmt)
+    text = _with_warnings(render_mod.render_leaderboard(board, fmt), fmt)
     if update is not None:
         _update_readme(source, update, render_mod.render_leaderboard(board, "md"))
     if out is not None:
@@ -634,7 +722,7 @@ def _write_output(source: Source, path: Path, text: str, *,
         files.atomic_write_text(path, text)
     except OSError as exc:
         _fail(f"{path}: cannot write ({exc.strerror or exc})")
-    _note(f"wrote {path}")
+    _info(f"wrote {path}")
 
 
 def _update_readme(source: Source, readme: Path, text: str) -> None:
@@ -649,7 +737,7 @@ def _update_readme(source: Source, readme: Path, text: str) -> None:
     if new != old:
         _write_output(source, readme, new, readme=readme)
     else:
-        _note(f"{readme} is up to date")
+        _info(f"{readme} is up to date")
 
 
 def _writable(folder: Path) -> bool:
@@ -743,8 +831,23 @@ def _check_output(source: Source, path: Path, *, readme: Path | None = None) -> 
         files.check_output_path(source.folder, path, inputs=_folder_inputs(source.folder),
                                 readme=readme)
     elif source.jsonl:
-        given = [source.gold, source.schema, source.config, *(p for _, p in source.preds)]
+        given = [source.gold, source.schema, source.config, *(p for _, p in source.preds),
+                 *_jsonl_metadata(source)]
         files.check_not_input(path, [p for p in given if p is not None])
+
+
+def _jsonl_metadata(source: Source) -> tuple[Path, ...]:
+    """The metadata file a JSONL benchmark's --config names (beside the config), if any."""
+    if source.config is None or not source.config.is_file():
+        return ()
+    try:
+        from leafscore.config import parse_config
+
+        named = parse_config(source.config.read_bytes().decode("utf-8-sig"),
+                             source=str(source.config)).metadata
+    except (InputError, UnicodeDecodeError, OSError):  # reported by the command itself
+        return ()
+    return () if named is None else (source.config.parent / named,)
 
 
 def _folder_inputs(root: Path) -> tuple[str, ...]:
@@ -893,7 +996,8 @@ def fields(source: Source, system: str, fmt: str, settings: ScoringSettings) -> 
     """Per-field TP/FP/FN, precision, recall, F1 (%) and error kinds, worst first."""
     evaluation = _open(source, settings, systems=(system,), needs_verdicts="fields")
     rows = _analysis(lambda: evaluation.fields(system))
-    _emit(render_mod.render_fields(rows, fmt, system=system, signature=evaluation.signature))
+    _emit(render_mod.render_fields(rows, fmt, system=system, signature=evaluation.signature),
+          fmt)
 
 
 @main.command(epilog=_example("leafscore explain inv-001 --system cobalt",
@@ -919,7 +1023,12 @@ def explain(doc_id: str, source: Source, system: str, fmt: str,
         _fail(f"`leafscore explain` needs per-leaf verdicts, which version {record.name} "
               f"does not keep; pass --version {scorer.SCORING_VERSIONS[-1]}")
     evaluation = _evaluate(single, settings, record, True)
-    _emit(render_mod.render_explain(_analysis(lambda: evaluation.explain(doc_id, system)), fmt))
+    explanation = _analysis(lambda: evaluation.explain(doc_id, system))
+    # the benchmark's signature, not the one-document run's: the line every other command
+    # prints for this benchmark, from which this document's verdicts reproduce too
+    whole = run_signature(bench, record, bench.config.options)
+    _emit(render_mod.render_explain(dataclasses.replace(explanation, signature=whole), fmt),
+          fmt)
 
 
 def _only(bench: Benchmark, systems: tuple[str, ...]) -> Benchmark:
@@ -999,21 +1108,22 @@ def diff_command(source: Source, base: str, head: str, fail_on_regression: bool,
     result = _analysis(lambda: evaluation.diff(
         base_name, head_name, tolerance=tolerance, resamples=resamples, seed=seed,
         head_evaluation=other, names=(base, head), permutations=permutations))
-    _emit(render_mod.render_diff(result, fmt))
+    _emit(render_mod.render_diff(result, fmt), fmt)
     _warn_small(result.warning, fmt)
     p_value = result.change.p_value
     p_text = "undefined" if p_value is None else f"{p_value:.3g}"
     if fail_on_regression and result.regression:
-        _note(f"regression: {head} is below {base} by more than {tolerance!r}, "
+        _note(f"regression: {head} is below {base} by more than {gate_mod.points(tolerance)}, "
               f"significant (paired sign-flip p = {p_text} < {result.alpha:g})")
         raise click.exceptions.Exit(EXIT_FAILED)
     if fail_on_any_drop and result.drop:
-        _note(f"drop: {head} is below {base} by more than {tolerance!r} "
+        _note(f"drop: {head} is below {base} by more than {gate_mod.points(tolerance)} "
               f"(paired sign-flip p = {p_text})")
         raise click.exceptions.Exit(EXIT_FAILED)
     if fail_on_regression and result.drop:
-        _note(f"no regression: {head} is below {base} by more than {tolerance!r}, but not "
-              f"significantly (paired sign-flip p = {p_text} >= {result.alpha:g}); "
+        _note(f"no regression: {head} is below {base} by more than "
+              f"{gate_mod.points(tolerance)}, but not significantly (paired sign-flip "
+              f"p = {p_text} >= {result.alpha:g}); "
               "--fail-on-any-drop fails on it")
 
 
@@ -1075,7 +1185,8 @@ def gate_command(source: Source, system: str, min_score: float | None,
         raise click.exceptions.Exit(EXIT_FAILED)
     value = result.score
     shown = "" if min_score is None or value is None else (
-        f" (score {gate_mod.format_against(value, min_score)} >= {min_score!r})")
+        f" (score {gate_mod.percent_against(value, min_score)} >= "
+        f"{gate_mod.percent_threshold(min_score)})")
     if check is not None:
         click.echo(visible(f"baseline: {check.message}"))
     click.echo(visible(f"gate: {system} passes{shown}; {result.signature}"))
@@ -1114,7 +1225,7 @@ def power_command(source: Source, sd: float | None, delta: float, alpha: float, 
     analysis = _analysis(lambda: evaluation.power(sd=sd, delta=delta, alpha=alpha,
                                                   power=wanted, resamples=resamples,
                                                   seed=seed))
-    _emit(render_mod.render_power(analysis, fmt))
+    _emit(render_mod.render_power(analysis, fmt), fmt)
     _warn_small(stats_mod.small_sample_warning(analysis.documents), fmt)
 
 
@@ -1142,7 +1253,7 @@ def suspects_command(source: Source, min_agree: int | None, disagree: int | None
     evaluation = _open(source, settings, systems=systems, needs_verdicts="suspects",
                        keep_verdicts=True)
     found = _analysis(lambda: evaluation.suspects(min_agree=min_agree, disagree=disagree))
-    _emit(render_mod.render_suspects(found, fmt))
+    _emit(render_mod.render_suspects(found, fmt), fmt)
 
 
 @main.command("plot", epilog=_example(

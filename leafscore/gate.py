@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Any
 
 from leafscore import diff as diff_mod
@@ -37,12 +38,14 @@ class Failure:
 
     @property
     def message(self) -> str:
-        """One line such as ``score 0.987 is below the minimum 0.99``."""
+        """One line for a person, in percent, such as ``score 98.7% is below the minimum
+        99%`` (:func:`percent_against`)."""
         what = "score" if self.target == SCORE else f"field {self.target}: F1"
+        minimum = percent_threshold(self.minimum)
         if self.value is None:
-            return f"{what} is undefined (nothing scored); minimum {format_threshold(self.minimum)}"
-        shown = format_against(self.value, self.minimum)
-        return f"{what} {shown} is below the minimum {format_threshold(self.minimum)}"
+            return f"{what} is undefined (nothing scored); minimum {minimum}"
+        shown = percent_against(self.value, self.minimum)
+        return f"{what} {shown} is below the minimum {minimum}"
 
 
 def parse_field_min(text: str) -> tuple[str, float]:
@@ -163,6 +166,46 @@ def format_against(value: float, threshold: float, *, decimals: int = 2) -> str:
     return repr(float(value))
 
 
+def _percent_text(number: Decimal) -> str:
+    """A decimal number as plain text: no exponent, no trailing zeros after the point."""
+    text = format(number, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def percent_threshold(threshold: float) -> str:
+    """A threshold given as a fraction, in percent exactly as given: 0.95 -> ``95%``,
+    0.955 -> ``95.5%`` (the shortest text of the float, times 100, in decimal)."""
+    return _percent_text(Decimal(repr(float(threshold))) * 100) + "%"
+
+
+def points(tolerance: float) -> str:
+    """A tolerance given as a fraction, in points: 0.01 -> ``1 point``, 0.005 -> ``0.5
+    points``, 0 -> ``0 points``."""
+    text = _percent_text(Decimal(repr(float(tolerance))) * 100)
+    return f"{text} point" if text == "1" else f"{text} points"
+
+
+def percent_against(value: float, threshold: float, *, decimals: int = 1) -> str:
+    """``value`` (a fraction) in percent with the fewest decimals, at least ``decimals``,
+    that keep the printed figure on the same side of ``threshold`` as ``value`` (``>=``
+    passes), compared exactly in decimal; the rule of :func:`format_against` for people.
+
+    >>> percent_against(0.98684, 0.99)
+    '98.7%'
+    >>> percent_against(0.991, 0.99)
+    '99.1%'
+    >>> percent_against(0.9949, 0.995)
+    '99.49%'
+    """
+    passes = value >= threshold
+    exact, bound = Decimal(float(value)) * 100, Decimal(float(threshold)) * 100
+    for digits in range(decimals, MAX_DECIMALS + 1):
+        shown = round(exact, digits)
+        if (shown >= bound) == passes:
+            return f"{shown:.{digits}f}%"
+    return f"{exact}%"
+
+
 @dataclass(frozen=True)
 class BaselineCheck:
     """One system against its scores in a committed summary (:func:`against_baseline`).
@@ -194,12 +237,13 @@ class BaselineCheck:
         what = (f"score {_pct(self.score)} against the baseline {_pct(self.baseline)}: "
                 f"change {shown} points on {self.documents} paired documents, "
                 f"paired sign-flip p = {p_text}")
+        tolerance = points(self.tolerance)
         if self.failed:
-            return f"{what}: a drop beyond the tolerance {self.tolerance!r}, significant"
+            return f"{what}: a drop beyond the tolerance of {tolerance}, significant"
         if self.drop:
-            return (f"{what}: a drop beyond the tolerance {self.tolerance!r}, but not "
+            return (f"{what}: a drop beyond the tolerance of {tolerance}, but not "
                     f"significant at {self.alpha:g}")
-        return f"{what}: no drop beyond the tolerance {self.tolerance!r}"
+        return f"{what}: no drop beyond the tolerance of {tolerance}"
 
 
 def _pct(value: float | None) -> str:

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -43,6 +43,7 @@ from leafscore.benchmark import (
     load_metadata,
     raw_result,
     read_result,
+    result_folder_problems,
 )
 from leafscore.cache import Cache, code_digest
 from leafscore.config import BenchmarkConfig, load_config
@@ -171,8 +172,10 @@ def check_label(label: Any, schema: Any, label_file: str, schema_file: str,
                 where = json_pointer(err.absolute_schema_path)
                 key = (json_pointer(path), f"{err.message}#{where}")
                 found.setdefault(key, (path, err))
-    except referencing.exceptions.Unresolvable as exc:
-        yield _error(schema_file, "", f"unresolvable $ref: {exc}")
+    except referencing.exceptions.Unresolvable as exc:  # its reference, never the schema
+        ref = getattr(exc, "ref", "") or "?"
+        yield _error(schema_file, "", f"unresolvable $ref to {ref!r}: labels not checked "
+                     "against this schema")
         return
     errors = sorted(found.values(), key=lambda pe: (_path_key(pe[0]),
                                                     _path_key(pe[1].absolute_schema_path)))
@@ -404,23 +407,29 @@ def _check_document(root: Path, doc_id: str, schema_file: str | None,
         problems += check_lint(schema, schema_file, strict)
     if label is not None and not schema_problems:
         readings = record.reads_readings
-        problems += check_label(label, schema, label_file, schema_file, readings)
+        checked = list(check_label(label, schema, label_file, schema_file, readings))
         if readings:
-            problems += check_readings(label, schema, label_file, options)
-        problems += check_metric(schema, label, schema_file, record, options)
+            checked += check_readings(label, schema, label_file, options)
+        metric = list(check_metric(schema, label, schema_file, record, options))
+        problems += _once(checked, metric) + metric
     return problems, schema
+
+
+def _once(checked: list[Problem], metric: list[Problem]) -> list[Problem]:
+    """``checked`` without its unresolvable-``$ref`` line when the metric names the
+    ``$ref`` at its pointer (one error for one fault)."""
+    if not any("$ref" in p.message and "cannot be resolved" in p.message for p in metric):
+        return checked
+    return [p for p in checked if not p.message.startswith("unresolvable $ref")]
 
 
 def _check_results(root: Path, docs: dict[str, Any], record: scorer.ScoringVersion,
                    systems: list[str]) -> list[Problem]:
     problems: list[Problem] = []
+    left_aside = result_folder_problems(root, systems, docs)
     for system in systems:
-        folder = root / "results" / system
-        for name in sorted(p.name for p in folder.iterdir() if not scorer.is_hidden(p.name)):
-            stem = name[: -len(".json")] if name.endswith(".json") else None
-            if stem not in docs:
-                problems.append(_warning(f"results/{system}/{name}", "",
-                                         "not a result of a labelled document: ignored"))
+        problems += [_warning(file, "", message) for file, message in left_aside
+                     if file.startswith(f"results/{system}/")]
         for doc_id, schema in docs.items():
             raw = raw_result(root, system, doc_id, scorer.MAX_FILE_BYTES)
             if raw.data is None and not raw.problem:
@@ -538,3 +547,54 @@ def _validator_version() -> str:
     code = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()
     return "|".join([code, *(f"{name}={metadata.version(name)}"
                              for name in ("jsonschema", "referencing"))])
+
+
+# ------------------------------------------------------------------------------------
+# JSONL mode
+# ------------------------------------------------------------------------------------
+
+
+def validate_jsonl(load: Callable[[], Benchmark], *, version: str | None = None,
+                   engine: str | None = None, strict: bool = False) -> list[Problem]:
+    """Every problem of a JSONL benchmark, errors and warnings, as :func:`validate_folder`
+    finds them in a folder. ``load`` reads it (``api.load_jsonl_benchmark`` of the
+    ``--gold/--pred/--schema`` files and the optional ``--config``): what stops reading
+    (a gold line without an id, an unreadable schema, config or metadata file), an
+    ``InputError``, is one error naming the file and line. Then the schema against its
+    metaschema (once), every label against the schema and the metric, and every
+    prediction as ``score`` reads it. A problem found once per document in the shared
+    schema is listed once."""
+    try:
+        bench = load()
+    except InputError as exc:
+        return [_from_input_error(exc, exc.file)]
+    record = versions.resolve(version, bench.config.scoring_version, engine=engine)
+    problems: list[Problem] = []
+    for warning in bench.warnings:
+        place, _, message = warning.partition(": ")
+        problems.append(_warning(place, "", message) if message
+                        else _warning("", "", warning))
+    for file, schema in {d.schema_file: d.schema for d in bench.documents}.items():
+        found = list(check_schema(schema, file))  # each schema file once (a --schema folder)
+        problems += found + ([] if found else check_lint(schema, file, strict))
+    schema_ok = not any(p.level == "error" for p in problems)
+    for doc in bench.documents:
+        if schema_ok:
+            checked = list(check_label(doc.label, doc.schema, doc.label_file,
+                                       doc.schema_file, record.reads_readings))
+            if record.reads_readings:
+                checked += check_readings(doc.label, doc.schema, doc.label_file,
+                                          bench.config.options)
+            metric = list(check_metric(doc.schema, doc.label, doc.schema_file, record,
+                                       bench.config.options))
+            problems += _once(checked, metric) + metric
+    for system in bench.systems:
+        for doc in bench.documents:
+            raw = bench.results[(system, doc.id)]
+            if raw.data is None and not raw.problem:
+                problems.append(_warning(raw.file, "", f"no line for document {doc.id!r}: "
+                                         f"missing result: {record.missing_rule} "
+                                         "(shown in coverage)"))
+                continue
+            problems += check_result(raw, record, doc.schema)
+    return list(dict.fromkeys(problems))

@@ -90,10 +90,14 @@ JSONL = ["--gold", EXAMPLE / "gold.jsonl", "--schema", EXAMPLE / "schema.json",
 
 
 def numbers(text: str) -> object:
-    """A command's JSON output without what names the inputs (signature, file names)."""
+    """A command's JSON output without what names the inputs (signature, file names; the
+    warnings as their kinds, without the file and place they name)."""
+    from leafscore.warnings_out import kind_of
+
     def strip(node: object) -> object:
         if isinstance(node, dict):
-            return {k: strip(v) for k, v in node.items()
+            return {k: [kind_of(w) for w in v] if k == "warnings" else strip(v)
+                    for k, v in node.items()
                     if k not in ("signature", "sha256", "results_sha256", "benchmark")}
         if isinstance(node, list):
             return [strip(v) for v in node]

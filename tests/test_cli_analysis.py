@@ -120,7 +120,7 @@ def test_gate_fails_on_the_unrounded_score_and_never_prints_the_threshold_as_the
         tmp_path):
     result = invoke("gate", wide_benchmark(tmp_path), "--system", "s", "--min-score", "0.99")
     assert result.exit_code == 1
-    assert "score 0.987 is below the minimum 0.99" in result.stdout
+    assert "score 98.7% is below the minimum 99%" in result.stdout
 
 
 def test_gate_passes_a_score_just_above_the_threshold(tmp_path):

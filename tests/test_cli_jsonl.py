@@ -123,3 +123,143 @@ def test_a_line_naming_its_id_wins_over_a_line_matched_only_by_position(tmp_path
     )
     assert system["documents"] == {"d1": 1.0, "d2": 1.0}
     assert "pred.jsonl:1: no readable 'id'" in stderr
+
+
+# ------------------------------------------------------------------------------------
+# Parity with folder mode (issue 24, item 5): validate, metadata, breakdowns
+# ------------------------------------------------------------------------------------
+
+EXAMPLE = ("--gold", "examples/jsonl/gold.jsonl", "--schema", "examples/jsonl/schema.json",
+           "--pred", "atlas=examples/jsonl/atlas.jsonl",
+           "--pred", "drift=examples/jsonl/drift.jsonl")
+
+
+def example(*args):
+    """``args`` with the paths of the shipped examples made absolute."""
+    return tuple(_in_repo(a) if a.startswith(("examples/", "atlas=", "drift=")) else a
+                 for a in args)
+
+
+def _in_repo(value):
+    from cli_helpers import REPO
+
+    name, sep, path = value.partition("=")
+    return f"{name}={REPO / path}" if sep else str(REPO / value)
+
+
+def test_validate_takes_gold_pred_schema_and_says_what_score_will_do():
+    result = invoke("validate", *example(*EXAMPLE))
+    assert result.exit_code == 0
+    assert result.stdout == "0 error(s), 3 warning(s)\n"
+    assert result.stderr.splitlines() == [
+        "leafscore: warning: drift.jsonl:2: data given as text holding JSON in a markdown "
+        "code fence: decoded",
+        "leafscore: warning: drift.jsonl:3: envelope status is 'failed', not 'ok' "
+        "(parse failure)",
+        "leafscore: warning: drift.jsonl:5:line 1 column 51: Expecting value (parse failure)"]
+
+
+def test_validate_in_jsonl_mode_lists_every_label_violation(tmp_path):
+    write_json(tmp_path / "schema.json", FLAT)
+    result = invoke("validate", "--gold", jsonl(tmp_path / "gold.jsonl", [
+        '{"id": "d1", "a": 1}', '{"id": "d2", "a": "x", "b": ["y"]}']),
+        "--pred", jsonl(tmp_path / "pred.jsonl", ['{"id": "d1", "a": "x"}']),
+        "--schema", tmp_path / "schema.json")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        "error: gold.jsonl:1#/a: 1 is not of type 'string' (schema "
+        "schema.json#/properties/a/type)",
+        "error: gold.jsonl:2#/b: ['y'] is not of type 'string' (schema "
+        "schema.json#/properties/b/type)",
+        "2 error(s), 1 warning(s)"]
+    assert "pred.jsonl: no line for document 'd2': missing result" in result.stderr
+
+
+def test_validate_in_jsonl_mode_names_a_gold_line_without_an_id(tmp_path):
+    write_json(tmp_path / "schema.json", FLAT)
+    result = invoke("validate", "--gold", jsonl(tmp_path / "gold.jsonl", ['{"a": "x"}']),
+                    "--pred", jsonl(tmp_path / "pred.jsonl", ['{"id": "d1", "a": "x"}']),
+                    "--schema", tmp_path / "schema.json")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines()[0] == (
+        f"error: {tmp_path / 'gold.jsonl'}:line 1: no string or integer 'id' member")
+
+
+def test_validate_refuses_config_in_folder_mode(tmp_path):
+    result = invoke("validate", "--config", tmp_path / "benchmark.toml")
+    assert result.exit_code == 2
+    assert "--config goes with JSONL mode" in result.stderr
+
+
+def metadata_config(tmp_path, metadata, extra=""):
+    (tmp_path / "meta.json").write_text(json.dumps(metadata), encoding="utf-8")
+    config = tmp_path / "bench.toml"
+    config.write_text(f'metadata = "meta.json"\nscoring_version = "2.1"\n{extra}',
+                      encoding="utf-8")
+    return config
+
+
+FTYPES = [{"doc_id": "r-001", "ftype": "pdf", "lang": "en"},
+          {"doc_id": "r-002", "ftype": "photo", "lang": "en"},
+          {"doc_id": "r-003", "ftype": "pdf", "lang": "de"},
+          {"doc_id": "r-004", "ftype": "photo", "lang": "en"},
+          {"doc_id": "r-005", "ftype": "pdf", "lang": "en"}]
+
+
+def test_config_metadata_gives_breakdowns_in_jsonl_mode(tmp_path):
+    config = metadata_config(tmp_path, FTYPES, 'breakdowns = ["ftype"]\n')
+    result = invoke("leaderboard", *example(*EXAMPLE), "--config", config)
+    assert result.exit_code == 0, result.stderr
+    assert "### By ftype (score %)" in result.stdout
+    assert "### By lang" not in result.stdout  # breakdowns chose ftype only
+    rows = [line.split("|")[1:4] for line in result.stdout.splitlines()
+            if line.startswith(("| pdf", "| photo"))]
+    assert [[c.strip() for c in row] for row in rows] == [["pdf", "3", "100.00"],
+                                                         ["photo", "2", "100.00"]]
+
+
+def test_config_metadata_without_breakdowns_uses_the_default_columns(tmp_path):
+    config = metadata_config(tmp_path, FTYPES)
+    result = invoke("leaderboard", *example(*EXAMPLE), "--config", config)
+    assert "### By ftype (score %)" in result.stdout and "### By lang (score %)" in result.stdout
+
+
+def test_a_missing_metadata_file_is_exit_2_in_jsonl_mode(tmp_path):
+    config = tmp_path / "bench.toml"
+    config.write_text('metadata = "gone.json"\n', encoding="utf-8")
+    result = invoke("score", *example(*EXAMPLE), "--config", config)
+    assert result.exit_code == 2
+    assert result.stderr.splitlines()[-1] == (
+        "leafscore: error: gone.json: metadata file is missing (named by the config's "
+        f"`metadata`; looked in {tmp_path})")
+
+
+def test_a_gold_lines_members_beside_its_label_are_its_metadata(tmp_path):
+    write_json(tmp_path / "schema.json", FLAT)
+    gold = jsonl(tmp_path / "gold.jsonl", [
+        '{"id": "d1", "label": {"a": "x"}, "lang": "en"}',
+        '{"id": "d2", "label": {"a": "y"}, "lang": "de"}',
+        '{"id": "d3", "label": {"a": "z"}, "lang": "en"}'])
+    pred = jsonl(tmp_path / "pred.jsonl", ['{"id": "d1", "a": "x"}', '{"id": "d2", "a": "y"}',
+                                          '{"id": "d3", "a": "q"}'])
+    result = invoke("leaderboard", "--gold", gold, "--pred", pred, "--schema",
+                    tmp_path / "schema.json", "--version", "2.1")
+    assert result.exit_code == 0, result.stderr
+    rows = [[c.strip() for c in line.split("|")[1:4]] for line in result.stdout.splitlines()
+            if line.startswith(("| de ", "| en "))]
+    assert rows == [["de", "1", "100.00"], ["en", "2", "50.00"]]
+
+
+def test_the_metadata_file_is_an_input_no_output_may_replace(tmp_path):
+    config = metadata_config(tmp_path, FTYPES)
+    result = invoke("leaderboard", *example(*EXAMPLE), "--config", config,
+                    "--out", tmp_path / "meta.json")
+    assert result.exit_code == 2
+    assert json.loads((tmp_path / "meta.json").read_text()) == FTYPES
+
+
+def test_a_bare_pred_path_is_named_by_its_file_stem():
+    result = invoke("score", *example("--gold", "examples/jsonl/gold.jsonl", "--schema",
+                                      "examples/jsonl/schema.json", "--pred",
+                                      "examples/jsonl/drift.jsonl"), "--format", "json")
+    assert list(json.loads(result.stdout)["systems"]) == ["drift"]

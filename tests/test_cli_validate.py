@@ -51,14 +51,14 @@ def test_a_schema_without_a_label_is_only_a_warning(tmp_path):
     write_json(root / "schemas" / "e.json", FLAT)
     result = invoke("validate", root)
     assert result.exit_code == 0
-    assert "warning: schemas/e.json: no label" in result.stdout
+    assert "warning: schemas/e.json: no label" in result.stderr
 
 
 def test_a_missing_result_is_a_warning(tmp_path):
     root = make_benchmark(tmp_path, {"d": {"a": "x"}, "e": {"a": "y"}}, {"s": {"d": {"a": "x"}}})
     result = invoke("validate", root)
     assert result.exit_code == 0
-    assert "warning: results/s/e.json: missing result" in result.stdout
+    assert "warning: results/s/e.json: missing result" in result.stderr
 
 
 def test_an_envelope_that_is_not_an_object_is_a_warning_naming_its_outcome(tmp_path):
@@ -66,14 +66,14 @@ def test_an_envelope_that_is_not_an_object_is_a_warning_naming_its_outcome(tmp_p
     result = invoke("validate", root)
     assert result.exit_code == 0
     assert ("warning: results/s/d.json: result is a JSON array, not an object "
-            "(parse failure)") in result.stdout
+            "(parse failure)") in result.stderr
 
 
 def test_an_envelope_that_is_not_json_is_a_warning_with_its_position(tmp_path):
     root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {"s": {"d": b'{"data": {\n  "a": }'}})
     result = invoke("validate", root)
     assert result.exit_code == 0
-    assert "warning: results/s/d.json:line 2 column 8" in result.stdout
+    assert "warning: results/s/d.json:line 2 column 8" in result.stderr
 
 
 def test_a_result_symlink_leaving_root_is_a_warning_that_it_is_a_parse_failure(tmp_path):
@@ -84,8 +84,8 @@ def test_a_result_symlink_leaving_root_is_a_warning_that_it_is_a_parse_failure(t
     os.symlink(tmp_path / "outside.json", root / "results" / "s" / "d.json")
     result = invoke("validate", root)
     assert result.exit_code == 0
-    assert "warning: results/s/d.json" in result.stdout and "outside" in result.stdout
-    assert "(parse failure)" in result.stdout
+    assert "warning: results/s/d.json" in result.stderr and "outside" in result.stderr
+    assert "(parse failure)" in result.stderr
 
 
 def test_no_results_folder_is_exit_2_in_validate_as_in_score(tmp_path):
@@ -126,13 +126,19 @@ def test_validate_says_what_score_does_with_data_given_as_text(tmp_path):
     root = make_benchmark(tmp_path, {"d": {"a": "x"}},
                           {"s": {"d": b'{"status": "ok", "data": "not json"}'}})
     result = invoke("validate", root)
-    assert "warning: results/s/d.json: data is text, not JSON (parse failure)" in result.stdout
+    assert "warning: results/s/d.json: data is text, not JSON (parse failure)" in result.stderr
 
 
-def test_errors_are_listed_before_warnings(tmp_path):
+def test_errors_go_to_stdout_and_warnings_to_stderr_then_the_tally(tmp_path):
     root = make_benchmark(tmp_path, {"d": {"a": 1}, "e": {"a": "y"}}, {"s": {"d": {"a": "x"}}})
-    levels = [line.split(":")[0] for line in invoke("validate", root).stdout.splitlines()[:-1]]
-    assert levels == sorted(levels)  # "error" < "warning"
+    result = invoke("validate", root)
+    assert result.stdout.splitlines() == [
+        "error: labels/d.json#/a: 1 is not of type 'string' (schema "
+        "schemas/d.json#/properties/a/type)",
+        "1 error(s), 1 warning(s)"]
+    assert result.stderr.splitlines() == [
+        "leafscore: warning: results/s/e.json: missing result: scored as an empty result "
+        "(shown in coverage)"]
 
 
 def test_json_format_counts_errors_and_warnings(tmp_path):

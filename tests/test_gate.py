@@ -26,18 +26,18 @@ def test_a_score_equal_to_the_minimum_passes():
 def test_a_score_that_rounds_up_to_the_minimum_still_fails():
     (failure,) = gate(run_of({"gpt": [0.98684]}), "gpt", min_score=0.99)
     assert failure == Failure("score", 0.98684, 0.99)
-    assert failure.message == "score 0.987 is below the minimum 0.99"
+    assert failure.message == "score 98.7% is below the minimum 99%"
 
 
 def test_the_decision_uses_the_unrounded_value():
     (failure,) = gate(run_of({"gpt": [0.98999999]}), "gpt", min_score=0.99)
-    assert failure.message == "score 0.98999999 is below the minimum 0.99"
+    assert failure.message == "score 98.999999% is below the minimum 99%"
 
 
 def test_a_field_below_its_minimum_f1_fails():
     (failure,) = gate(FIELDS, "gpt", field_min=[("total", 0.7)])
     assert failure == Failure("total", 0.5, 0.7)
-    assert failure.message == "field total: F1 0.50 is below the minimum 0.7"
+    assert failure.message == "field total: F1 50.0% is below the minimum 70%"
 
 
 def test_a_field_at_or_above_its_minimum_f1_passes():
@@ -53,7 +53,7 @@ def test_every_failure_is_listed_score_first():
 
 def test_a_field_with_undefined_f1_fails():
     (failure,) = gate(FIELDS, "gpt", field_min=[("note", 0.5)])
-    assert failure.message == "field note: F1 is undefined (nothing scored); minimum 0.5"
+    assert failure.message == "field note: F1 is undefined (nothing scored); minimum 50%"
 
 
 def test_a_system_with_nothing_scored_fails_the_minimum_score():

@@ -320,7 +320,7 @@ def test_gate_baseline_passes_a_system_against_its_own_summary(tmp_path):
     out = invoke("gate", REPO, "--system", "drift", "--baseline",
                  tmp_path / "rep" / "summary.json")
     assert out.exit_code == 0
-    assert "no drop beyond the tolerance 0.0" in out.stdout
+    assert "no drop beyond the tolerance of 0 points" in out.stdout
 
 
 def test_gate_baseline_fails_a_significant_drop(tmp_path):

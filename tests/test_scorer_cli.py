@@ -82,7 +82,7 @@ def test_one_document_mode_prints_to_dict_and_details_add_every_verdict(tmp_path
              str(root / "labels/d.json")]
     plain = json.loads(run(*paths).stdout)
     assert plain["accuracy"] == 1.0 and "verdicts" not in plain
-    detailed = json.loads(run(*paths, "--details").stdout)
+    detailed = json.loads(run(*paths, "--details", "--format", "json").stdout)
     assert [v["kind"] for v in detailed["verdicts"]] == ["correct", "correct"]
 
 

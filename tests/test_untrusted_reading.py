@@ -51,7 +51,7 @@ def test_escaped_quotes_before_deep_brackets_are_a_parse_failure_within_the_kill
 def test_validate_reads_the_same_escaped_quotes_within_the_kill_timeout(tmp_path):
     root = bench(tmp_path, QUOTES)
     result = timed(lambda: invoke("validate", root))
-    assert "results/s/d.json" in result.stdout and "(parse failure)" in result.stdout
+    assert "results/s/d.json" in result.stderr and "(parse failure)" in result.stderr
 
 
 def test_python_scorer_py_reads_the_same_escaped_quotes_within_the_kill_timeout(tmp_path):
