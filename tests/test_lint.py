@@ -17,8 +17,9 @@ def lint_lines(tmp_path, schema, label=None, *args):
     """The schema lines `leafscore validate` prints, and its exit code."""
     root = make_benchmark(tmp_path, {"d": label or {}}, {"s": {"d": {}}}, schema=schema)
     result = invoke("validate", root, *args)
-    return [line for line in result.stdout.splitlines() if "schemas/" in line], \
-        result.exit_code
+    lines = result.stdout.splitlines() + [  # errors on stdout, warnings on stderr
+        line.removeprefix("leafscore: ") for line in result.stderr.splitlines()]
+    return [line for line in lines if "schemas/" in line], result.exit_code
 
 
 def obj(**properties):
@@ -185,12 +186,12 @@ def test_a_format_in_another_case_suggests_its_spelling():
 def test_the_shipped_sample_has_no_finding():
     result = invoke("validate", REPO, "--strict")
     assert result.exit_code == 0
-    assert "unknown" not in result.stdout
+    assert "unknown" not in result.stdout + result.stderr
 
 
 def test_docubench_has_only_its_six_root_name_keywords(shared):
-    result = invoke("validate", shared / "docubench")
-    found = [line.split(": ")[1] for line in result.stdout.splitlines()
+    result = invoke("validate", shared / "docubench", "--warnings", "all")
+    found = [line.split(": ")[2] for line in result.stderr.splitlines()
              if "unknown keyword" in line or "applies only" in line or "unknown format" in line]
     assert found == [f"schemas/{doc}.json#/name" for doc in (
         "7ZhgzAzp", "FiFgt4a6", "UnG6cLfP", "WnxX1Buq", "bjBNmyNw", "iTruRDrG")]

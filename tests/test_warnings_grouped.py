@@ -13,11 +13,14 @@ from leafscore.warnings_out import WarningPrinter, folder_of, kind_of, split_pla
 
 __all__ = ["private_cache"]
 
-#: The two count lines of `leafscore validate` on DocuBench (14 labels with nulls where
-#: the schema has none, 150 envelopes without a status), as printed.
+#: The three count lines of `leafscore validate` on DocuBench (14 labels with nulls where
+#: the schema has none, 6 schemas with a root "name" keyword, 150 envelopes without a
+#: status), as printed.
 DOCUBENCH_COUNTS = [
     "leafscore: warning: 11 more like \"29 null value(s) where the schema's type has no null "
     "(first here); re…\" (14 in all), in labels/ (11); --warnings all prints every one",
+    "leafscore: warning: 3 more like \"unknown keyword \"name\": not JSON Schema draft-07 "
+    "vocabulary nor an x-…\" (6 in all), in schemas/ (3); --warnings all prints every one",
     "leafscore: warning: 147 more like \"no 'status' member: read as an envelope because the "
     "schema does not d…\" (150 in all), in results/docupipe_standard/ (50), "
     "results/extend/ (50), results/docupipe_high/ (47); --warnings all prints every one",
@@ -44,15 +47,15 @@ def test_docubench_validate_prints_at_most_30_lines_to_stderr(shared):
 def test_docubench_validate_names_the_count_of_each_group(shared):
     result = invoke("validate", shared / "docubench")
     lines = result.stderr.splitlines()
-    assert lines[-2:] == DOCUBENCH_COUNTS
-    assert len(lines) == 3 + 3 + 2  # three of each kind in full, then the two counts
-    assert result.stdout.splitlines()[-1] == "0 error(s), 164 warning(s)"
+    assert lines[-3:] == DOCUBENCH_COUNTS
+    assert len(lines) == 3 + 3 + 3 + 3  # three of each kind in full, then the three counts
+    assert result.stdout.splitlines()[-1] == "0 error(s), 170 warning(s)"
 
 
 def test_warnings_all_prints_every_warning_of_docubench(shared):
     result = invoke("validate", shared / "docubench", "--warnings", "all")
     lines = result.stderr.splitlines()
-    assert len(lines) == 164
+    assert len(lines) == 170
     assert all(line.startswith("leafscore: warning: ") for line in lines)
     assert not any("more like" in line for line in lines)
 
@@ -61,13 +64,13 @@ def test_quiet_prints_no_warning(shared):
     result = invoke("validate", shared / "docubench", "--quiet")
     assert result.exit_code == 0
     assert result.stderr == ""
-    assert result.stdout == "0 error(s), 164 warning(s)\n"
+    assert result.stdout == "0 error(s), 170 warning(s)\n"
 
 
 def test_validate_json_carries_every_warning_and_prints_none(shared):
     result = invoke("validate", shared / "docubench", "--format", "json")
     out = json.loads(result.stdout)
-    assert (out["errors"], out["warnings"], len(out["problems"])) == (0, 164, 164)
+    assert (out["errors"], out["warnings"], len(out["problems"])) == (0, 170, 170)
     assert result.stderr == ""
 
 
