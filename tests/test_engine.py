@@ -114,8 +114,9 @@ def test_validate_checks_labels_with_the_chosen_engine(tmp_path, monkeypatch):
 
 
 def test_every_command_with_a_scoring_version_has_an_engine():
+    # plan compiles each schema by the definition and scores nothing: no engine to choose
     scoring = [name for name, command in main.commands.items()
-               if any("--version" in p.opts for p in command.params)]
+               if any("--version" in p.opts for p in command.params) and name != "plan"]
     assert len(scoring) >= 12  # validate, score, leaderboard, report, explore, verify, ...
     for name in scoring:
         options = [opt for p in main.commands[name].params for opt in p.opts]

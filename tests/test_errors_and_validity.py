@@ -115,7 +115,9 @@ def test_the_summary_adds_power_suspects_error_shares_and_validity_after_the_old
         tmp_path):
     invoke("report", REPO, "--out", tmp_path)
     summary = json.loads((tmp_path / "summary.json").read_text())
-    assert list(summary)[-4:] == ["power", "suspects", "error_shares", "schema_validity"]
+    # then costs, as the sample's envelopes give cost and latency (issue 25)
+    assert list(summary)[-5:] == ["power", "suspects", "error_shares", "schema_validity",
+                                  "costs"]
     assert summary["power"]["documents_needed"] == {"0.01": 9391, "0.005": 37561}
     assert summary["suspects"] == {"min_agree": 3, "leaves": []}
     assert summary["schema_validity"]["atlas"]["share"] == pytest.approx(8 / 12)
