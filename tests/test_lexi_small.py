@@ -49,7 +49,7 @@ def test_the_small_path_gives_the_definitions_pairs(graph):
     left, right = groups_of(sizes_left), groups_of(sizes_right)
     expected = sorted(scorer.lexicographic_assignment(
         sum(sizes_left), sum(sizes_right), item_edges(left, right, edges)))
-    assert flat._assign_items(left, right, *arrays(edges)) == expected
+    assert flat.assign_items(left, right, *arrays(edges)) == expected
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -58,17 +58,17 @@ def test_the_small_path_gives_the_group_paths_pairs(graph):
     sizes_left, sizes_right, edges = graph
     left, right = groups_of(sizes_left), groups_of(sizes_right)
     if not edges:
-        assert flat._assign_items(left, right, *arrays(edges)) == []
+        assert flat.assign_items(left, right, *arrays(edges)) == []
         return
     flows = lexi.assign(sizes_left, sizes_right, *arrays(edges))
-    assert flat._assign_items(left, right, *arrays(edges)) == lexi.expand(left, right, flows)
+    assert flat.assign_items(left, right, *arrays(edges)) == lexi.expand(left, right, flows)
 
 
 def test_a_staircase_of_ties_takes_each_rows_earliest_column():
     n = 12  # every full matching weighs alike: the lexicographic one is the diagonal
     edges = {(r, c): n - c for r in range(n) for c in range(n)}
     groups = [[k] for k in range(n)]
-    assert flat._assign_items(groups, groups, *arrays(edges)) == [(k, k) for k in range(n)]
+    assert flat.assign_items(groups, groups, *arrays(edges)) == [(k, k) for k in range(n)]
 
 
 def test_best_matching_gives_duals_that_cover_every_edge_and_are_tight_on_the_matching():

@@ -541,15 +541,15 @@ def match_flat_2_1(walker: Any, specs: list[tuple], groups_left: list[list[int]]
     weights = (shared * both_base + both) * one_base - one
     if sum(map(len, groups_left)) * sum(map(len, groups_right)) <= \
             tuning.TUNING.lexi_small_units:
-        return _assign_items(groups_left, groups_right, row, col, weights)
+        return assign_items(groups_left, groups_right, row, col, weights)
     flows = lexi.assign([len(g) for g in groups_left], [len(g) for g in groups_right],
                         row, col, weights)
     return lexi.expand(groups_left, groups_right, flows)
 
 
-def _assign_items(groups_left: list[list[int]], groups_right: list[list[int]],
-                  row: np.ndarray, col: np.ndarray, weights: np.ndarray,
-                  ) -> list[tuple[int, int]]:
+def assign_items(groups_left: list[list[int]], groups_right: list[list[int]],
+                 row: np.ndarray, col: np.ndarray, weights: np.ndarray | list[int],
+                 ) -> list[tuple[int, int]]:
     """The definition's 2.1 choice on the items of these groups, each group's edges given
     to each of its items (items in canonical order are the groups' items in order): the
     definition's best matching and duals (``scorer.best_matching``), then the rule of
@@ -560,7 +560,7 @@ def _assign_items(groups_left: list[list[int]], groups_right: list[list[int]],
     at_left = list(itertools.accumulate(map(len, groups_left), initial=0))
     at_right = list(itertools.accumulate(map(len, groups_right), initial=0))
     edges = {(at_left[g] + a, at_right[h] + b): w
-             for g, h, w in zip(row.tolist(), col.tolist(), weights.tolist(), strict=True)
+             for g, h, w in zip(row.tolist(), col.tolist(), list(weights), strict=True)
              for a in range(len(groups_left[g])) for b in range(len(groups_right[h]))}
     tight, u, v, mate_row, mate_col = scorer.best_matching(len(order_left), len(order_right),
                                                            edges)

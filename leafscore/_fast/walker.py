@@ -323,9 +323,13 @@ def solve_2_1(groups_left: list[list[int]], groups_right: list[list[int]],
                for hits, both, one in map(found.__getitem__, keys)]
     if max(weights) >= 2**62:
         return None
+    rows = np.array([r for r, _ in keys], np.int64)
+    cols = np.array([c for _, c in keys], np.int64)
+    if sum(map(len, groups_left)) * sum(map(len, groups_right)) <= \
+            tuning.TUNING.lexi_small_units:  # plain Python, as a small flat array is
+        return flat.assign_items(groups_left, groups_right, rows, cols, weights)
     flows = lexi.assign([len(g) for g in groups_left], [len(g) for g in groups_right],
-                        np.array([r for r, _ in keys], np.int64),
-                        np.array([c for _, c in keys], np.int64), np.array(weights, np.int64))
+                        rows, cols, np.array(weights, np.int64))
     return lexi.expand(groups_left, groups_right, flows)
 
 
