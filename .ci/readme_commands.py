@@ -4,8 +4,9 @@ would after the quick start: each through bash, with the venv's ``bin`` first on
 The README's two commands (the quick start and the test command, each making the venv,
 which ``.ci/run`` runs itself as written) are left out, and comments; any other install
 line (an extra, such as ``.[plot]``) runs as the README says. Exit 1 at the first
-command that fails, naming it. The point is what comes after: ``.ci/run`` runs the test suite once these
-commands have left their files in the sample (issue 24: the suite must be hermetic).
+command that fails, naming it. The point is what comes after: ``.ci/run`` runs the test
+suite once these commands have left their files in the sample (issue 24: the suite must
+be hermetic).
 """
 
 from __future__ import annotations
