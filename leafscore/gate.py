@@ -2,9 +2,10 @@
 
 A gate compares one system's macro accuracy against ``min_score`` and each listed field's
 F1 against its own minimum (``--field-min PATH=X``). Thresholds and values are floats in
-[0, 1]. The decision uses the stored floats; :func:`format_against` prints a value with
-as many digits as it takes for the printed figure to sit on the same side of the
-threshold as the value itself (0.98684 against 0.99 prints ``0.987``, never ``0.99``).
+[0, 1]. The decision uses the stored floats; :func:`percent_against` prints a value in
+percent with as many digits as it takes for the printed figure to sit on the same side
+of the threshold as the value itself (0.98684 against 0.99 prints ``98.7%``, never
+``99.0%``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from leafscore.fields import field_table, normalize_field_path
 
 #: What ``Failure.target`` holds for the overall score.
 SCORE = "score"
-#: The most decimals ``format_against`` tries before falling back to ``repr``.
+#: The most decimals ``percent_against`` tries before printing the exact value.
 MAX_DECIMALS = 17
 
 
@@ -137,35 +138,6 @@ def gate(
     return tuple(failures)
 
 
-def format_threshold(threshold: float) -> str:
-    """A threshold exactly as given: the shortest text that reads back as the same float."""
-    return repr(float(threshold))
-
-
-def format_against(value: float, threshold: float, *, decimals: int = 2) -> str:
-    """Print ``value`` with the fewest decimals that keep it on its side of ``threshold``.
-
-    Starts at ``decimals`` (at least as many as the threshold itself has) and adds one
-    until the printed figure compares with ``threshold`` as ``value`` does
-    (``>=`` passes), falling back to the shortest round-trip text.
-
-    >>> format_against(0.98684, 0.99)
-    '0.987'
-    >>> format_against(0.991, 0.99)
-    '0.99'
-    >>> format_against(0.9949, 0.995)
-    '0.9949'
-    """
-    passes = value >= threshold
-    shown_threshold = format_threshold(threshold)
-    places = len(shown_threshold.partition(".")[2]) if "e" not in shown_threshold else 0
-    for digits in range(max(decimals, places), MAX_DECIMALS + 1):
-        text = f"{value:.{digits}f}"
-        if (float(text) >= threshold) == passes:
-            return text
-    return repr(float(value))
-
-
 def _percent_text(number: Decimal) -> str:
     """A decimal number as plain text: no exponent, no trailing zeros after the point."""
     text = format(number, "f")
@@ -188,7 +160,7 @@ def points(tolerance: float) -> str:
 def percent_against(value: float, threshold: float, *, decimals: int = 1) -> str:
     """``value`` (a fraction) in percent with the fewest decimals, at least ``decimals``,
     that keep the printed figure on the same side of ``threshold`` as ``value`` (``>=``
-    passes), compared exactly in decimal; the rule of :func:`format_against` for people.
+    passes), compared exactly in decimal.
 
     >>> percent_against(0.98684, 0.99)
     '98.7%'

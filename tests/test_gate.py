@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 from analysis_fakes import doc, run_of, v
 from hypothesis import given
 from hypothesis import strategies as st
 
-from leafscore.gate import Failure, format_against, gate, parse_field_min
+from leafscore.gate import Failure, gate, parse_field_min, percent_against
 
 FIELDS = run_of({"gpt": [
     doc(v("date", "correct"), v("total", "wrong_value"), v("note", "correct_absence")),
@@ -90,17 +92,18 @@ def test_a_malformed_field_min_is_an_error(text):
         parse_field_min(text)
 
 
-def test_a_value_far_from_the_threshold_keeps_two_decimals():
-    assert format_against(0.5, 0.9) == "0.50"
+def test_a_value_far_from_the_threshold_keeps_one_decimal_of_percent():
+    assert percent_against(0.5, 0.9) == "50.0%"
 
 
-def test_a_threshold_with_more_decimals_shows_as_many():
-    assert format_against(0.9949, 0.995) == "0.9949"
+def test_a_value_near_a_threshold_with_more_decimals_shows_as_many():
+    assert percent_against(0.9949, 0.995) == "99.49%"
 
 
 @given(value=st.floats(0.0, 1.0), threshold=st.floats(0.0, 1.0))
 def test_a_printed_value_never_crosses_the_threshold(value, threshold):
-    assert (float(format_against(value, threshold)) >= threshold) == (value >= threshold)
+    shown = Decimal(percent_against(value, threshold)[:-1])
+    assert (shown >= Decimal(threshold) * 100) == (value >= threshold)
 
 
 def test_a_field_min_path_may_quote_a_member_name_holding_a_dot():
