@@ -508,6 +508,15 @@ def only_results(results: Mapping[tuple[str, str], RawResult], *,
                              and (keep_d is None or k[1] in keep_d)})
 
 
+def schema_source(doc_id: str, name: str, config: BenchmarkConfig) -> str:
+    """Why document ``doc_id`` is scored with schema file ``name`` (``scorer.schema_name``'s
+    answer), as ``Document.schema_source`` says it: ``"own"``, ``"schema"`` or
+    ``"schema_by"``."""
+    if name == f"{doc_id}.json":
+        return "own"
+    return "schema" if config.schema is not None else "schema_by"
+
+
 def metadata_records(
     root: Path | None, config: BenchmarkConfig
 ) -> tuple[str | None, dict[str, dict[str, Any]]]:
@@ -614,8 +623,7 @@ def load_folder(
         schema, schema_digest = shared[rel]
         label, label_digest = _read_document_file(root, f"labels/{doc_id}.json", warnings,
                                                   memo, used)
-        source = "own" if names[doc_id] == f"{doc_id}.json" else \
-            "schema" if config.schema is not None else "schema_by"
+        source = schema_source(doc_id, names[doc_id], config)
         docs.append(
             Document(
                 doc_id, schema, label, rel, f"labels/{doc_id}.json",
@@ -776,8 +784,7 @@ class _JSONLSchemas:
                 doc_id, self.names, self.config.schema, self.config.schema_by, line,
                 (file, f"line {number}"), folder=self.path.name, label_file=where)
             path, shown = self.path / name, f"{self.path.name}/{name}"
-            source = "own" if name == f"{doc_id}.json" else \
-                "schema" if self.config.schema is not None else "schema_by"
+            source = schema_source(doc_id, name, self.config)
         if shown not in self.read:
             value = load_json(path).value
             self.read[shown] = (value, content_digest(value))
