@@ -33,9 +33,10 @@ class Tuning:
     group's better edges first, then on any edge its duals leave uncovered;
     ``lexi_forced``: take out first the flat pairs every best 2.1 assignment makes
     (``flat.forced_pairs_2_1``), for items of at most ``lexi_forced_fields_max`` fields;
-    ``lexi_small_units``: label x result items of a flat array up to which 2.1's choice
-    is made by the definition's own ``scorer.lexicographic_assignment`` on the items
-    (no forced pairs, no groups: numpy's per-call cost outweighs its speed there).
+    ``lexi_small_units``: label x result items of an array up to which 2.1's choice is
+    made in plain Python on the items (``flat.assign_items``: the definition's
+    ``scorer.best_matching``, then ``lexi.choose``; no forced pairs, no numpy, whose
+    per-call cost outweighs its speed there), flat arrays and others alike.
 
     One field is not a choice between equal ways but a safety budget: ``fuzzy_budget``,
     the most similarities computed per fuzzy field of one array (distinct label texts x
