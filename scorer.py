@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import hashlib
 import itertools
 import json
 import math
@@ -39,9 +38,7 @@ from typing import Any, NamedTuple, NoReturn
 
 import regex
 
-# =====================================================================================
-# 2. Vocabulary and types
-# =====================================================================================
+# ===== 2. Vocabulary and types ============================================================
 
 SCORING_VERSIONS: tuple[str, ...] = ("1.0", "2.0", "2.1")  #: versions defined here, oldest first
 DEFAULT_VERSION = "2.1"  #: what ``score()`` uses when no version is given
@@ -73,11 +70,6 @@ class InputError(ValueError):
         super().__init__(file, pointer, reason)
         self.file, self.pointer, self.reason = str(file), str(pointer), reason
 
-    @property
-    def position(self) -> str:
-        """The place, as :attr:`pointer` (the name reading errors used to give it)."""
-        return self.pointer
-
     def __str__(self) -> str:  # schemas/a.json#/properties/x: ..., benchmark.toml:options: ...
         mark = "#" if self.pointer.startswith("/") else ":"
         place = f"{self.file}{mark}{self.pointer}" if self.pointer else self.file
@@ -98,10 +90,6 @@ class Verdict(NamedTuple):
     result: Any
     label_canon: Any
     result_canon: Any
-
-    def to_dict(self) -> dict[str, Any]:
-        """The seven fields as a JSON object."""
-        return self._asdict()
 
 
 @dataclass(frozen=True)
@@ -163,14 +151,6 @@ class DocScore:
         scored = sum(counts.values()) - counts["correct_absence"]
         return counts["correct"] / scored if scored else 1.0
 
-    def replace(self, **changes: Any) -> DocScore:
-        """``dataclasses.replace`` of this score."""
-        return dataclasses.replace(self, **changes)
-
-    def verdict_tally(self) -> dict[tuple[str, str], int]:
-        """(field path, kind) -> how many verdicts, correct absences included, first seen first."""
-        return dict(Counter((verdict.field, verdict.kind) for verdict in self.verdicts))
-
     def to_dict(self, verdicts: bool = False) -> dict[str, Any]:
         """JSON: version, accuracy, counts, fields (+ verdicts when asked, exact when False)."""
         out: dict[str, Any] = {
@@ -179,16 +159,8 @@ class DocScore:
         if not self.exact:
             out["exact"] = False
         if verdicts:
-            out["verdicts"] = [v.to_dict() for v in self.verdicts]
+            out["verdicts"] = [v._asdict() for v in self.verdicts]
         return out
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any]) -> DocScore:
-        """Inverse of ``to_dict(verdicts=True)``; KeyError if a key is missing."""
-        fields = {path: FieldCounts(c["tp"], c["fp"], c["fn"])
-                  for path, c in data["fields"].items()}
-        return cls(data["version"], data["accuracy"], tuple(Verdict(**v) for v in data.get(
-            "verdicts", ())), dict(data["counts"]), fields, data.get("exact", True))
 
 
 def _option_number(name: str, value: Any, low: float, high: float) -> float:
@@ -255,20 +227,13 @@ class Options:
             out["date_formats"] = list(out["date_formats"])
         return out
 
-    def digest(self) -> str:
-        """A signature's ``opts:``: 8 hex digits of the sha256 of :meth:`to_dict` as sorted JSON."""
-        text = json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"))
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
-
     @property
     def tolerant(self) -> bool:
         """Whether numbers compare within a tolerance (and so cannot be hashed)."""
         return self.abs_tol > 0 or self.rel_tol > 0
 
 
-# =====================================================================================
-# 3. Canonical values (spec 2.0 §3, §7 "Values")
-# =====================================================================================
+# ===== 3. Canonical values (spec 2.0 §3, §7 "Values") =====================================
 # One function per comparison kind: a JSON scalar's canonical value, None if unreadable so.
 
 def is_empty(value: Any) -> bool:
@@ -632,9 +597,7 @@ def fuzzy_similarity(a: str, b: str) -> float:
     return Indel.normalized_similarity(a, b)
 
 
-# =====================================================================================
-# 4. Schema walk (spec 2.0 §2, §7 "Schema")
-# =====================================================================================
+# ===== 4. Schema walk (spec 2.0 §2, §7 "Schema") ==========================================
 # The schema compiles into a tree of nodes; $ref through `referencing`, the rest flattened.
 
 @dataclass(frozen=True, slots=True)
@@ -862,9 +825,7 @@ def compile_schema(schema: Any, *, options: Options | None = None, file: str = "
     return compiler.compile(schema, "", compiler.defaults)
 
 
-# =====================================================================================
-# 5. One leaf (spec 2.0 §3, §4, §7 "Values")
-# =====================================================================================
+# ===== 5. One leaf (spec 2.0 §3, §4, §7 "Values") =========================================
 # A leaf is compared under a *tag*, the comparison kind its label value is read with.
 
 @dataclass(frozen=True)
@@ -881,25 +842,22 @@ def _date_key(value: Any, options: Options, v21: bool = False) -> str:
     return iso if iso is not None else "~" + canon_text(value, v21)
 
 
-#: Comparison kind -> how it reads and compares (version 2.0; spec 2.0 §3).
-COMPARATORS: dict[str, Comparator] = {
-    "text": Comparator(lambda v, o: canon_text(v)),
-    "number": Comparator(lambda v, o: canon_number(v, o.decimal_separator), numbers_equal,
-                         lambda o: not o.tolerant),
-    "date": Comparator(_date_key),
-    "boolean": Comparator(lambda v, o: canon_boolean(v)),
-    "fuzzy": Comparator(lambda v, o: canon_text(v), lambda a, b, o: a == b or
-                        fuzzy_similarity(a, b) >= o.threshold, lambda o: False),
-    "exact": Comparator(lambda v, o: canon_exact(v)),
-    "json": Comparator(lambda v, o: canon_exact(v))}
-#: Version 2.1's table (spec 2.1 §2-§4): text, numbers and dates read by its rules.
-COMPARATORS_2_1: dict[str, Comparator] = {
-    **COMPARATORS, "text": Comparator(lambda v, o: canon_text(v, True)),
-    "number": Comparator(lambda v, o: canon_number(v, o.decimal_separator, True), numbers_equal,
-                         lambda o: not o.tolerant),
-    "date": Comparator(lambda v, o: _date_key(v, o, True)),
-    "fuzzy": Comparator(lambda v, o: canon_text(v, True), COMPARATORS["fuzzy"].equal,
-                        lambda o: False)}
+def comparators(v21: bool) -> dict[str, Comparator]:
+    """Comparison kind -> how it reads and compares (spec 2.0 §3; ``v21``: text, numbers and
+    dates read by spec 2.1 §2-§4)."""
+    return {
+        "text": Comparator(lambda v, o: canon_text(v, v21)),
+        "number": Comparator(lambda v, o: canon_number(v, o.decimal_separator, v21),
+                             numbers_equal, lambda o: not o.tolerant),
+        "date": Comparator(lambda v, o: _date_key(v, o, v21)),
+        "boolean": Comparator(lambda v, o: canon_boolean(v)),
+        "fuzzy": Comparator(lambda v, o: canon_text(v, v21), lambda a, b, o: a == b or
+                            fuzzy_similarity(a, b) >= o.threshold, lambda o: False),
+        "exact": Comparator(lambda v, o: canon_exact(v)),
+        "json": Comparator(lambda v, o: canon_exact(v))}
+
+
+COMPARATORS, COMPARATORS_2_1 = comparators(False), comparators(True)  #: 2.0's table, 2.1's
 _JSON_LEAF = Leaf("exact", Options())  # a value of the wrong kind at a container node
 
 
@@ -915,9 +873,7 @@ def possible_tags(leaf: Leaf) -> tuple[str, ...]:
     return (leaf.compare, *(("text",) if leaf.compare in ("number", "boolean") else ()), "json")
 
 
-# =====================================================================================
-# 6-7. The document: reading, the walk, pairing (spec 2.0 §1, §4-§5, §7)
-# =====================================================================================
+# ===== 6-7. The document: reading, the walk, pairing (spec 2.0 §1, §4-§5, §7) =============
 # Each side is read once; the walk compares the readings, pairing uses them too (spec 2.0 §1).
 
 class Read(NamedTuple):
@@ -1560,7 +1516,8 @@ class Document:
         found: list[Verdict] = []
         self.walker.walk(self.root, self.label_read, EMPTY, "", "", found)
         verdicts = [v._replace(kind="parse_failure") for v in found if v.kind == "missing"]
-        return DocScore.from_verdicts(verdicts, version=self.version).replace(value=0.0)
+        return dataclasses.replace(DocScore.from_verdicts(verdicts, version=self.version),
+                                   value=0.0)
 
     def missing(self) -> DocScore:
         """A missing result file, scored as an empty result (spec 2.0 §6)."""
@@ -1576,9 +1533,7 @@ def _document_2_1(schema: Any, label: Any, options: Options, file: str) -> Docum
                             label, options, file)
 
 
-# =====================================================================================
-# 8. Version 1.0: DocuBench 0.1.0, frozen (spec 1.0)
-# =====================================================================================
+# ===== 8. Version 1.0: DocuBench 0.1.0, frozen (spec 1.0) =================================
 # Spec 1.0 (its section numbers), odd rules included; shared with nothing in 2.x.
 
 _V1_SPACE = re.compile(r"\s+")
@@ -1602,14 +1557,6 @@ class DocScoreV1:
         if self.non_array is not None:
             out["non_array"] = {"score": self.non_array[0], "total": self.non_array[1]}
         return {**out, "final": self.value}
-
-    @classmethod
-    def from_dict(cls, d: Mapping[str, Any]) -> DocScoreV1:
-        """Inverse of :meth:`to_dict`."""
-        arrays, non = d.get("arrays"), d.get("non_array")
-        return cls(d["final"], None if arrays is None else
-                   {k: (v["score"], v["total"]) for k, v in arrays.items()},
-                   None if non is None else (non["score"], non["total"]))
 
 
 def _v1_is_empty(value: Any) -> bool:
@@ -1825,9 +1772,7 @@ def v1_final(arrays: Mapping[str, tuple[float, float]] | None,
     return weighted / total if total else 1.0
 
 
-# =====================================================================================
-# 9. Versions and entry points
-# =====================================================================================
+# ===== 9. Versions and entry points =======================================================
 # A scoring version is one record: no code outside the records asks which version it runs.
 
 @dataclass(frozen=True)
@@ -1900,11 +1845,6 @@ def _mean_v1(values: Sequence[float]) -> float:
     return math.fsum(values) / len(values)
 
 
-def _mean_v2(values: Sequence[float]) -> float:
-    """The correctly rounded mean (``statistics.mean`` sums exactly)."""
-    return statistics.mean(values)
-
-
 @dataclass(frozen=True)
 class ScoringVersion:
     """One scoring version, whole: the only place where versions differ."""
@@ -1912,33 +1852,12 @@ class ScoringVersion:
     document: Callable[[Any, Any, Options, str], Any]
     envelope: Callable[[Any, Any], Outcome]
     pairing: str
-    mean: Callable[[Sequence[float]], float]
+    mean: Callable[[Sequence[float]], float]  #: 2.x: statistics.mean, correctly rounded
     result_type: type
     uses_options: bool
     missing_rule: str
-
-    @property
-    def reads_readings(self) -> bool:
-        """Whether a label may give alternative readings (2.1 on; spec 2.1 §6)."""
-        return self.name not in ("1.0", "2.0")
-
-    @property
-    def has_verdicts(self) -> bool:
-        """Whether a document score of this version lists one verdict per leaf."""
-        return any(f.name == "verdicts" for f in dataclasses.fields(self.result_type))
-
-    def score(self, result: Any, schema: Any, label: Any, options: Options, file: str = "") -> Any:
-        """One document's score of ``result`` (the result itself)."""
-        return self.document(schema, label, options, file).score(result)
-
-    def parse_failure(self, data: Any, schema: Any, label: Any, options: Options,
-                      file: str = "") -> Any:
-        """The score of an unusable result (``data``: what the envelope rule kept)."""
-        return self.document(schema, label, options, file).parse_failure(data)
-
-    def missing(self, schema: Any, label: Any, options: Options, file: str = "") -> Any:
-        """The score of an absent result file (``None``: left out of the mean)."""
-        return self.document(schema, label, options, file).missing()
+    has_verdicts: bool = True  #: whether a document score lists one verdict per leaf
+    reads_readings: bool = True  #: whether a label may give readings (spec 2.1 §6)
 
     def score_outcome(self, outcome: Outcome, schema: Any, label: Any, options: Options,
                       file: str = "", document: Any = None) -> Any:
@@ -1961,12 +1880,12 @@ class ScoringVersion:
 
 VERSIONS: dict[str, ScoringVersion] = {
     "1.0": ScoringVersion("1.0", lambda s, lab, o, f: DocumentV1.prepare(s, lab, f), _envelope_v1,
-                          "greedy", _mean_v1, DocScoreV1, False, "left out of the mean"),
-    "2.0": ScoringVersion("2.0", _document_2_0, _envelope_v2, "optimal", _mean_v2, DocScore, True,
-                          "scored as an empty result"),
-    "2.1": ScoringVersion("2.1", _document_2_1, _envelope_v2, "lexicographic", _mean_v2, DocScore,
-                          True, "scored as an empty result")}
-MATCHING: dict[str, str] = {name: record.pairing for name, record in VERSIONS.items()}  #: pairing
+                          "greedy", _mean_v1, DocScoreV1, False, "left out of the mean", False,
+                          False),
+    "2.0": ScoringVersion("2.0", _document_2_0, _envelope_v2, "optimal", statistics.mean,
+                          DocScore, True, "scored as an empty result", reads_readings=False),
+    "2.1": ScoringVersion("2.1", _document_2_1, _envelope_v2, "lexicographic", statistics.mean,
+                          DocScore, True, "scored as an empty result")}
 DocumentScore = DocScore | DocScoreV1  #: a document score of any version
 
 
@@ -1990,15 +1909,16 @@ def score(result: Any, schema: Any, label: Any, *, version: str = DEFAULT_VERSIO
     >>> score({"n": "1.240,00"}, schema, {"n": 1240}, version="1.0").value
     0.0
     """
-    return scoring_version(version).score(result, schema, label, _as_options(options), file)
+    return scoring_version(version).document(schema, label, _as_options(options), file).score(
+        result)
 
 
 def score_parse_failure(schema: Any, label: Any, *, version: str = DEFAULT_VERSION,
                         options: Options | Mapping[str, Any] | None = None,
                         file: str = "") -> DocumentScore:
     """Score an unusable result (2.x: each label leaf ``parse_failure``, 0.0); as :func:`score`."""
-    record, options = scoring_version(version), _as_options(options)
-    return record.parse_failure(None, schema, label, options, file)
+    return scoring_version(version).document(schema, label, _as_options(options),
+                                             file).parse_failure()
 
 
 def score_file(result: str | os.PathLike[str], schema: str | os.PathLike[str],
@@ -2011,9 +1931,7 @@ def score_file(result: str | os.PathLike[str], schema: str | os.PathLike[str],
                                 label_value, _as_options(options), str(schema))
 
 
-# =====================================================================================
-# 10. Files: reading, envelopes, config, folder, CLI
-# =====================================================================================
+# ===== 10. Files: reading, envelopes, config, folder, CLI =================================
 # One reader for every file of every entry point; the package adds warnings, never a rule.
 
 MAX_FILE_BYTES = 64 * 1024 * 1024  #: largest file read, in bytes (a bigger result: parse failure)
@@ -2101,16 +2019,8 @@ def _deepest(data: bytes, limit: int) -> int:
 
 def _outside_strings(text: str, token: str) -> int:
     """Offset of the first ``token`` outside JSON strings (0 if none), in linear time."""
-    import numpy as np  # an error path only
-    data = text.replace("\\\\", "__").replace('\\"', "__")
-    quotes = np.flatnonzero(np.frombuffer(data.encode("utf-32-le", "surrogatepass"),
-                                          dtype=np.uint32) == 0x22)
-    at = data.find(token)
-    while at >= 0:
-        if np.searchsorted(quotes, at) % 2 == 0:
-            return at
-        at = data.find(token, at + 1)
-    return 0
+    strings_or_token = re.compile(r'"(?:[^"\\]|\\.)*"|' + re.escape(token), re.DOTALL)
+    return next((m.start() for m in strings_or_token.finditer(text) if m[0] == token), 0)
 
 
 def _line_column(text: str, offset: int) -> str:
@@ -2215,12 +2125,14 @@ def read_file_bytes(path: str | os.PathLike[str], *, source: str | None = None,
         try:
             info = os.fstat(fd)
             _check_file(info, source, max_bytes)
-            # The size found, not the limit: max_bytes + 1 would allocate 64 MiB a file
-            data = _read_up_to(fd, info.st_size + 1)
-            if len(data) > info.st_size:  # grew after fstat: read on, up to the limit
-                data += _read_up_to(fd, max_bytes + 1 - len(data))
-        finally:
+        except BaseException:
             os.close(fd)
+            raise
+        with os.fdopen(fd, "rb") as file:  # closes fd
+            # the size found, not the limit: read(max_bytes + 1) would allocate 64 MiB
+            data = file.read(info.st_size + 1)
+            if len(data) > info.st_size:  # grew after fstat: read on, up to the limit
+                data += file.read(max_bytes + 1 - len(data))
     except FileNotFoundError:
         raise InputError(source, "", "no such file") from None
     except OSError as exc:
@@ -2237,16 +2149,6 @@ def _check_file(info: os.stat_result, source: str, max_bytes: int) -> None:
         raise InputError(source, "", "is not a regular file, expected a JSON file")
     if info.st_size > max_bytes:
         raise InputError(source, "", _too_large(info.st_size, max_bytes))
-
-
-def _read_up_to(fd: int, want: int) -> bytes:
-    chunks, got = [], 0
-    while got < want:
-        if not (chunk := os.read(fd, want - got)):
-            break
-        chunks.append(chunk)
-        got += len(chunk)
-    return chunks[0] if len(chunks) == 1 else b"".join(chunks)
 
 
 def _too_large(size: int, limit: int) -> str:
@@ -2474,10 +2376,6 @@ def score_folder(root: Path, version: str, options: Options | None = None,
     return out
 
 
-def _percent(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.2f}"
-
-
 def _table(rows: list[Sequence[Any]], headers: list[str], markdown: bool = False) -> str:
     """Left-aligned columns two wider than their header, over a dashed rule, or markdown."""
     cells = [list(map(str, headers)), *([str(c) for c in row] for row in rows)]
@@ -2508,9 +2406,9 @@ def render_folder(scores: dict[str, Any], fmt: str) -> str:
         return f"{table}\n\n_{header}; score = macro average of document scores._"
     names = list(systems)
     ids = list(next(iter(systems.values()))["documents"]) if systems else []
-    rows = [[doc_id, *(_percent(systems[s]["documents"][doc_id]) for s in names)]
-            for doc_id in ids]
-    rows.append(["score (macro)", *(_percent(systems[s]["score"]) for s in names)])
+    rows = [[doc_id, *(systems[s]["documents"][doc_id] for s in names)] for doc_id in ids]
+    rows.append(["score (macro)", *(systems[s]["score"] for s in names)])
+    rows = [[row[0], *("n/a" if v is None else f"{100 * v:.2f}" for v in row[1:])] for row in rows]
     return f"{header}; scores in %\n" + _table(rows, ["document", *names])
 
 

@@ -182,7 +182,7 @@ def code_digest() -> str:
 
 def options_sha256(options: Any) -> str:
     """sha256 hex of ``options.to_dict()`` as canonical JSON: the full digest, where a
-    signature prints its first 8 hex digits (``Options.digest``)."""
+    signature prints its first 8 hex digits (``signature.options_digest``)."""
     text = json.dumps(options.to_dict(), sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 

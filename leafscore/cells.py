@@ -98,7 +98,7 @@ def shared_parts(cell: Cell, table: dict[Any, Any]) -> Cell:
         return cell
     fields = {path: table.setdefault(counts, counts) for path, counts in score.fields.items()}
     counts = table.setdefault(("counts", *score.counts.items()), score.counts)
-    return dataclasses.replace(cell, score=score.replace(fields=fields, counts=counts))
+    return dataclasses.replace(cell, score=dataclasses.replace(score, fields=fields, counts=counts))
 
 
 # ------------------------------------------------------------------------------------
@@ -126,12 +126,28 @@ def encode(cell: Cell, file: str) -> dict[str, Any] | None:
             "score": score, "errors": None if errors is None else dict(errors)}
 
 
+def score_from_dict(data: Mapping[str, Any]) -> scorer.DocumentScore:
+    """A document score from its stored form, the inverse of ``to_dict`` (``verdicts=True``
+    for 2.x): a ``scorer.DocScoreV1`` for version 1.0's ``{"final", ...}``, else a
+    ``scorer.DocScore``. KeyError if a member is missing (``problem`` checks first)."""
+    if "final" in data:
+        arrays, non = data.get("arrays"), data.get("non_array")
+        return scorer.DocScoreV1(data["final"], None if arrays is None else
+                                 {k: (v["score"], v["total"]) for k, v in arrays.items()},
+                                 None if non is None else (non["score"], non["total"]))
+    fields = {path: scorer.FieldCounts(c["tp"], c["fp"], c["fn"])
+              for path, c in data["fields"].items()}
+    return scorer.DocScore(data["version"], data["accuracy"], tuple(
+        scorer.Verdict(**v) for v in data.get("verdicts", ())), dict(data["counts"]), fields,
+        data.get("exact", True))
+
+
 def decode(stored: Mapping[str, Any], record: scorer.ScoringVersion, file: str) -> Cell:
     """The cell of a stored form that has no :func:`problem` under ``record``, for a
     result read from ``file`` (put back before each warning). A 2.0 score stored without
     its verdicts is rebuilt without them."""
     score = stored["score"]
-    return Cell(stored["status"], None if score is None else record.result_type.from_dict(score),
+    return Cell(stored["status"], None if score is None else score_from_dict(score),
                 tuple(file + w for w in stored["warnings"]), stored["errors"])
 
 
@@ -274,7 +290,7 @@ def unscored_when_missing(record: scorer.ScoringVersion) -> bool:
     """Whether ``record``'s version leaves a missing result out of the mean (its
     ``missing`` rule gives ``None``), asked of the rule itself on the smallest document."""
     schema = {"type": "object", "properties": {"a": {"type": "string"}}}
-    return record.missing(schema, {"a": "x"}, scorer.Options(), "") is None
+    return record.document(schema, {"a": "x"}, scorer.Options(), "").missing() is None
 
 
 def _is_count(value: Any) -> bool:

@@ -68,15 +68,16 @@ def error_kinds(verdicts: Iterable[Any]) -> dict[str, dict[str, int]]:
 
 def error_kinds_of(score: Any) -> dict[str, dict[str, int]]:
     """:func:`error_kinds` of a version-2.0 ``DocScore``'s verdicts, counted from its
-    :meth:`~scorer.DocScore.verdict_tally`; the fast engine's verdicts, not made yet,
-    count themselves (``tally()``), so its Verdict objects are never built."""
+    ``(field, kind)`` pairs; the fast engine's verdicts, not made yet, count themselves
+    (``tally()``), so its Verdict objects are never built."""
     tally = getattr(score.verdicts, "tally", None)
-    return tally_error_kinds(tally() if tally is not None else score.verdict_tally())
+    return tally_error_kinds(tally() if tally is not None else Counter(
+        (verdict.field, verdict.kind) for verdict in score.verdicts))
 
 
 def tally_error_kinds(tally: Mapping[tuple[str, str], int]) -> dict[str, dict[str, int]]:
     """:func:`error_kinds` from ``(field path, kind) -> count`` in first-seen order (a
-    score's ``verdict_tally``, or the verdicts of a stored cell counted as they are read)."""
+    score's verdicts, or the verdicts of a stored cell counted as they are read)."""
     found: dict[str, dict[str, int]] = {}
     counted: set[str] = set()
     for (field, kind), many in tally.items():
@@ -151,8 +152,7 @@ def cell_errors(cell: Any) -> Mapping[str, Mapping[str, int]]:
 
 def _kinds(score: Any) -> dict[str, dict[str, int]]:
     """Error kinds of one score: from its tally when it keeps one (no Verdict built)."""
-    return error_kinds_of(score) if hasattr(score, "verdict_tally") \
-        else error_kinds(score.verdicts)
+    return error_kinds_of(score)
 
 
 def worst_first(rows: Iterable[FieldRow]) -> tuple[FieldRow, ...]:

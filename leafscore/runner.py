@@ -34,7 +34,7 @@ from leafscore.cells import Cell, folded, shared_parts
 from leafscore.executors import Executor, ExecutorError, make_executor
 from leafscore.executors.base import CANCELLED, DIED, MEMORY, Lost
 from leafscore.run import Run
-from leafscore.signature import format_signature, set_digest
+from leafscore.signature import format_signature, options_digest, set_digest
 
 
 def score_cell(doc: Document, raw: RawResult, record: scorer.ScoringVersion,
@@ -539,6 +539,6 @@ def run_signature(bench: Benchmark, record: scorer.ScoringVersion, options: Any)
     schemas = {d.schema_key: d.schema_sha256 for d in bench.documents}
     labels = {d.label_file: d.label_sha256 for d in bench.documents}
     return format_signature(
-        version=record.name, matching=record.pairing, options_digest=options.digest(),
+        version=record.name, matching=record.pairing, options_digest=options_digest(options),
         schemas=set_digest(schemas), labels=set_digest(labels), tool=__version__,
     )

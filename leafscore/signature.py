@@ -5,13 +5,15 @@ Example::
     leafscore:2.0|match:optimal|opts:5be1c07a|schemas:3f2a9c1e0b7d|labels:9c01d4e2a6f0|bs:1000|seed:12345|tool:0.1.0
 
 Every field is a resolved setting, never "default". Structured options enter as a digest
-of canonical JSON (``scorer.Options.digest()``), so no value holds ``|`` or ``:``.
+of canonical JSON (:func:`options_digest`), so no value holds ``|`` or ``:``.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 from collections.abc import Mapping
+from typing import Any
 
 from leafscore import stats
 
@@ -21,6 +23,13 @@ FIELDS: tuple[str, ...] = ("leafscore", "match", "opts", "schemas", "labels", "b
 SET_DIGEST_CHARS = 12
 #: Bootstrap defaults printed when a run has not been resampled with other settings.
 DEFAULT_RESAMPLES, DEFAULT_SEED = stats.DEFAULT_RESAMPLES, stats.DEFAULT_SEED
+
+
+def options_digest(options: Any) -> str:
+    """A signature's ``opts:``: 8 hex digits of the sha256 of ``options.to_dict()`` (a
+    ``scorer.Options``) as sorted, compact JSON; changes with any resolved option."""
+    text = json.dumps(options.to_dict(), sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:8]
 
 
 def set_digest(digests: Mapping[str, str]) -> str:

@@ -273,7 +273,7 @@ def check_metric(schema: Any, label: Any, schema_file: str, record: scorer.Scori
     ``x-leafscore`` option, an unresolvable ``$ref``, a schema 1.0 has no answer for),
     naming the file and the JSON pointer."""
     try:
-        record.score(label, schema, label, options, schema_file)
+        record.document(schema, label, options, schema_file).score(label)
     except scorer.ScoringError as exc:
         yield _error(exc.file or schema_file, exc.pointer, exc.reason)
 

@@ -174,7 +174,7 @@ def test_verify_says_when_numbers_move_with_no_input_changed(tmp_path, monkeypat
 
     def shifted(doc, raw, record, options):
         cell = real(doc, raw, record, options)
-        return leafscore.cells.Cell(cell.status, type(cell.score).from_dict(
+        return leafscore.cells.Cell(cell.status, leafscore.cells.score_from_dict(
             {**cell.score.to_dict(verdicts=True), "accuracy": 0.5}), cell.warnings)
 
     monkeypatch.setattr(leafscore.runner, "score_cell", shifted)

@@ -311,7 +311,7 @@ def test_error_without_position_reads_file_colon_reason():
 def test_error_survives_pickling_for_worker_processes():
     error = InputError("a.json", "line 1 column 2", "Expecting value")
     copy = pickle.loads(pickle.dumps(error))
-    assert (copy.file, copy.position, copy.reason, str(copy)) == (
+    assert (copy.file, copy.pointer, copy.reason, str(copy)) == (
         "a.json",
         "line 1 column 2",
         "Expecting value",

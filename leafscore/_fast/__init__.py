@@ -171,7 +171,7 @@ def score(result: Any, schema: Any, label: Any, *, version: str = scorer.DEFAULT
     """``scorer.score`` run by the fast engine: the same arguments, return type and
     errors, the same verdicts row for row (see ``scorer.score``)."""
     record = VERSIONS[scorer.scoring_version(version).name]
-    return record.score(result, schema, label, scorer._as_options(options), file)
+    return record.document(schema, label, scorer._as_options(options), file).score(result)
 
 
 def score_parse_failure(schema: Any, label: Any, *, version: str = scorer.DEFAULT_VERSION,
@@ -179,7 +179,7 @@ def score_parse_failure(schema: Any, label: Any, *, version: str = scorer.DEFAUL
                         file: str = "") -> scorer.DocumentScore:
     """``scorer.score_parse_failure`` run by the fast engine."""
     record = VERSIONS[scorer.scoring_version(version).name]
-    return record.parse_failure(None, schema, label, scorer._as_options(options), file)
+    return record.document(schema, label, scorer._as_options(options), file).parse_failure()
 
 
 def score_file(result: str | os.PathLike[str], schema: str | os.PathLike[str],

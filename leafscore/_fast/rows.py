@@ -100,8 +100,9 @@ def summed(out: list, version: str, exact: bool) -> scorer.DocScore:
 
 
 def verdict_tally(score: Any) -> dict[tuple[str, str], int]:
-    """``score.verdict_tally()``, counted from rows when its verdicts are not made yet."""
+    """(field path, kind) -> how many verdicts of a 2.x ``score``, correct absences
+    included, first seen first; counted from rows when its verdicts are not made yet."""
     held = getattr(score, "verdicts", ())
     if isinstance(held, Verdicts):
         return dict(held.tally())
-    return score.verdict_tally()
+    return dict(collections.Counter((verdict.field, verdict.kind) for verdict in held))
