@@ -26,8 +26,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
-import jsonschema
-
 import scorer
 from leafscore import fields as fields_mod
 from leafscore import files, hygiene, stats
@@ -290,7 +288,6 @@ SUMMARY_SHAPE: dict[str, Any] = {
         "schema_validity": _OBJECT, "costs": _OBJECT,
     },
 }
-_SHAPE_CHECKER = jsonschema.Draft202012Validator(SUMMARY_SHAPE)
 
 
 def _json_kind(value: Any) -> str:
@@ -308,7 +305,9 @@ def summary_problem(committed: Any) -> tuple[str, str]:
     (:data:`SUMMARY_SHAPE`): ``(pointer, reason)``, the RFC 6901 pointer of the first
     member of another type and what it is instead; ``("", "")`` when every member has
     its type. Never raises."""
-    error = jsonschema.exceptions.best_match(_SHAPE_CHECKER.iter_errors(committed))
+    import jsonschema  # loaded by `verify` alone: every other command starts without it
+    checker = jsonschema.Draft202012Validator(SUMMARY_SHAPE)
+    error = jsonschema.exceptions.best_match(checker.iter_errors(committed))
     if error is None:
         return "", ""
     pointer = "".join("/" + str(p).replace("~", "~0").replace("/", "~1")
