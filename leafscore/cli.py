@@ -138,21 +138,10 @@ def _info(message: str) -> None:
         _note(message)
 
 
-def _with_warnings(text: str, fmt: str) -> str:
-    """JSON output carrying every warning of the command (``"warnings"``, a list of
-    lines, ``[]`` when none), whatever stderr showed of them; other formats unchanged."""
-    if fmt != "json":
-        return text
-    import json
-
-    try:
-        data = json.loads(text)
-    except ValueError:
-        return text
-    if not isinstance(data, dict):
-        return text
-    data["warnings"] = list(_printer().seen)
-    return json.dumps(data, ensure_ascii=False, sort_keys=True, indent=2) + "\n"
+def _json_warnings(fmt: str) -> list[str] | None:
+    """Every warning of the command so far (a line each, whatever stderr showed of them),
+    for a JSON output's ``"warnings"`` member; None for other formats."""
+    return list(_printer().seen) if fmt == "json" else None
 
 
 def _root_argument(command: Callable[..., Any]) -> Callable[..., Any]:
@@ -468,9 +457,9 @@ def _evaluate(bench: Benchmark, settings: ScoringSettings, record: scorer.Scorin
     return evaluation
 
 
-def _emit(text: str, fmt: str = "") -> None:
-    """Data to stdout; JSON (``fmt``) with every warning of the command in it."""
-    click.echo(_with_warnings(text, fmt), nl=False)
+def _emit(text: str) -> None:
+    """Data to stdout, as rendered (a JSON rendering holds the command's warnings)."""
+    click.echo(text, nl=False)
 
 
 def _analysis(call: Callable[[], Any]) -> Any:
@@ -661,7 +650,7 @@ def score(source: Source, systems: tuple[str, ...], fmt: str,
     """Score every document x system of ROOT (or of --gold/--pred/--schema JSONL files):
     document scores and each system's macro average (% in text, fractions in json/csv)."""
     evaluation = _open(source, settings, systems=systems)
-    _emit(render_mod.render_matrix(evaluation.run, fmt), fmt)
+    _emit(render_mod.render_matrix(evaluation.run, fmt, warnings=_json_warnings(fmt)))
 
 
 @main.command(epilog=_example("leafscore leaderboard", "leafscore leaderboard --format table",
@@ -705,7 +694,7 @@ def leaderboard(source: Source, out: Path | None, update: Path | None,
                                                      permutations=permutations))
     _cost_warnings(evaluation)
     _warn_small(board.warning, fmt)
-    text = _with_warnings(render_mod.render_leaderboard(board, fmt), fmt)
+    text = render_mod.render_leaderboard(board, fmt, warnings=_json_warnings(fmt))
     if update is not None:
         _update_readme(source, update, render_mod.render_leaderboard(board, "md"))
     if out is not None:
@@ -996,8 +985,8 @@ def fields(source: Source, system: str, fmt: str, settings: ScoringSettings) -> 
     """Per-field TP/FP/FN, precision, recall, F1 (%) and error kinds, worst first."""
     evaluation = _open(source, settings, systems=(system,), needs_verdicts="fields")
     rows = _analysis(lambda: evaluation.fields(system))
-    _emit(render_mod.render_fields(rows, fmt, system=system, signature=evaluation.signature),
-          fmt)
+    _emit(render_mod.render_fields(rows, fmt, system=system, signature=evaluation.signature,
+                                   warnings=_json_warnings(fmt)))
 
 
 @main.command(epilog=_example("leafscore explain inv-001 --system cobalt",
@@ -1027,8 +1016,8 @@ def explain(doc_id: str, source: Source, system: str, fmt: str,
     # the benchmark's signature, not the one-document run's: the line every other command
     # prints for this benchmark, from which this document's verdicts reproduce too
     whole = run_signature(bench, record, bench.config.options)
-    _emit(render_mod.render_explain(dataclasses.replace(explanation, signature=whole), fmt),
-          fmt)
+    _emit(render_mod.render_explain(dataclasses.replace(explanation, signature=whole), fmt,
+                                    warnings=_json_warnings(fmt)))
 
 
 def _only(bench: Benchmark, systems: tuple[str, ...]) -> Benchmark:
@@ -1108,7 +1097,7 @@ def diff_command(source: Source, base: str, head: str, fail_on_regression: bool,
     result = _analysis(lambda: evaluation.diff(
         base_name, head_name, tolerance=tolerance, resamples=resamples, seed=seed,
         head_evaluation=other, names=(base, head), permutations=permutations))
-    _emit(render_mod.render_diff(result, fmt), fmt)
+    _emit(render_mod.render_diff(result, fmt, warnings=_json_warnings(fmt)))
     _warn_small(result.warning, fmt)
     p_value = result.change.p_value
     p_text = "undefined" if p_value is None else f"{p_value:.3g}"
@@ -1225,7 +1214,7 @@ def power_command(source: Source, sd: float | None, delta: float, alpha: float, 
     analysis = _analysis(lambda: evaluation.power(sd=sd, delta=delta, alpha=alpha,
                                                   power=wanted, resamples=resamples,
                                                   seed=seed))
-    _emit(render_mod.render_power(analysis, fmt), fmt)
+    _emit(render_mod.render_power(analysis, fmt, warnings=_json_warnings(fmt)))
     _warn_small(stats_mod.small_sample_warning(analysis.documents), fmt)
 
 
@@ -1253,7 +1242,7 @@ def suspects_command(source: Source, min_agree: int | None, disagree: int | None
     evaluation = _open(source, settings, systems=systems, needs_verdicts="suspects",
                        keep_verdicts=True)
     found = _analysis(lambda: evaluation.suspects(min_agree=min_agree, disagree=disagree))
-    _emit(render_mod.render_suspects(found, fmt), fmt)
+    _emit(render_mod.render_suspects(found, fmt, warnings=_json_warnings(fmt)))
 
 
 @main.command("plot", epilog=_example(

@@ -111,7 +111,7 @@ def json_value(value: Any) -> str:
 # -------------------------------------------------------------------------------------
 
 
-def render_matrix(run: Any, fmt: str) -> str:
+def render_matrix(run: Any, fmt: str, *, warnings: Sequence[str] | None = None) -> str:
     """Documents x systems, plus the aggregate row (macro accuracy of each system).
 
     Parse failures are marked ``†`` and missing results ``‡`` in text formats. JSON:
@@ -128,7 +128,8 @@ def render_matrix(run: Any, fmt: str) -> str:
             }
             for s in run.systems
         }
-        return _json({"version": run.version, "signature": run.signature, "systems": systems})
+        return _json(warnings, {"version": run.version, "signature": run.signature,
+                                "systems": systems})
     shown, raw = [], []
     for doc in run.documents:
         cells = [run.cells[(s, doc)] for s in run.systems]
@@ -162,7 +163,8 @@ def render_matrix(run: Any, fmt: str) -> str:
 # -------------------------------------------------------------------------------------
 
 
-def render_leaderboard(board: Leaderboard, fmt: str) -> str:
+def render_leaderboard(board: Leaderboard, fmt: str, *,
+                       warnings: Sequence[str] | None = None) -> str:
     """Rank, system, score with its interval, the gap to the leader with its interval,
     adjusted p-value and paired documents, the tie decision that follows from them,
     micro P/R/F1 and coverage; breakdowns.
@@ -178,7 +180,7 @@ def render_leaderboard(board: Leaderboard, fmt: str) -> str:
         data = dict(_plain(board), warning=board.warning)
         if board.costs is None:  # a benchmark without costs: the JSON it always had
             del data["costs"]
-        return _json(data)
+        return _json(warnings, data)
     level = f"{100 * board.confidence:g}%"
     p_head = "p (Holm)" if board.correction == "holm" else "p"
     headers = ("rank", "system", "score (%)", f"{level} CI (%)", "gap (points)",
@@ -433,13 +435,15 @@ def _errors_table(board: Leaderboard) -> Table:
 # -------------------------------------------------------------------------------------
 
 
-def render_power(analysis: PowerAnalysis, fmt: str) -> str:
+def render_power(analysis: PowerAnalysis, fmt: str, *,
+                 warnings: Sequence[str] | None = None) -> str:
     """The benchmark's minimum detectable difference and documents needed, then one row
     per pair of systems (differences in points in text, fractions in json/csv)."""
     _check(fmt)
     a = analysis
     if fmt == "json":
-        return _json(dict(_plain(a), warning=stats.small_sample_warning(a.documents)))
+        return _json(warnings, dict(_plain(a),
+                                    warning=stats.small_sample_warning(a.documents)))
     z_text = (f"at {100 * a.power:g}% power and {100 * a.alpha:g}% significance "
               f"(two-sided)")
     sd = NONE if a.sd is None else f"{100 * a.sd:.2f}"
@@ -485,7 +489,8 @@ def render_power(analysis: PowerAnalysis, fmt: str) -> str:
     return _emit([summary, pairs], fmt, a.signature)
 
 
-def render_suspects(found: Suspects, fmt: str) -> str:
+def render_suspects(found: Suspects, fmt: str, *,
+                    warnings: Sequence[str] | None = None) -> str:
     """The review queue: one row per pattern (count, most agreeing systems, documents,
     addresses, label value, agreed canonical value, raw values as written with their
     systems), then the disagreements and the unpaired label items. CSV holds the patterns;
@@ -493,7 +498,7 @@ def render_suspects(found: Suspects, fmt: str) -> str:
     ``disagreements``, ``unpaired``)."""
     _check(fmt)
     if fmt == "json":
-        return _json({
+        return _json(warnings, {
             "min_agree": found.min_agree, "systems": found.systems,
             "disagree": found.disagree, "signature": found.signature,
             "suspects": [_suspect_data(s) for s in found.suspects],
@@ -596,12 +601,13 @@ def _points(value: float | None) -> str:
 # -------------------------------------------------------------------------------------
 
 
-def render_fields(rows: Sequence[FieldRow], fmt: str, *, system: str, signature: str) -> str:
+def render_fields(rows: Sequence[FieldRow], fmt: str, *, system: str, signature: str,
+                  warnings: Sequence[str] | None = None) -> str:
     """Per-field TP/FP/FN, P/R/F1 (percentages) and error categories, in the given order."""
     _check(fmt)
     if fmt == "json":
         fields = [r.to_dict() for r in rows]
-        return _json({"system": system, "signature": signature, "fields": fields})
+        return _json(warnings, {"system": system, "signature": signature, "fields": fields})
     table = Table(
         title=f"Fields of {system}",
         headers=("field", "TP", "FP", "FN", "P (%)", "R (%)", "F1 (%)", "errors"),
@@ -626,7 +632,7 @@ def render_fields(rows: Sequence[FieldRow], fmt: str, *, system: str, signature:
 # -------------------------------------------------------------------------------------
 
 
-def render_diff(result: Diff, fmt: str) -> str:
+def render_diff(result: Diff, fmt: str, *, warnings: Sequence[str] | None = None) -> str:
     """Overall change with its interval, regression decision, field changes, flipped documents.
 
     Text formats list the fields whose F1 changed (JSON lists every field); CSV holds the
@@ -640,7 +646,7 @@ def render_diff(result: Diff, fmt: str) -> str:
         data["flipped"] = [dict(_plain(f), change=f.change) for f in result.flipped]
         data["change"]["significant"] = result.change.significant(result.alpha)
         data["warning"] = result.warning
-        return _json(data)
+        return _json(warnings, data)
     change = result.change
     p_text = NONE if change.p_value is None else f"{change.p_value:.3g}"
     alpha = result.alpha
@@ -700,7 +706,8 @@ def render_diff(result: Diff, fmt: str) -> str:
 # -------------------------------------------------------------------------------------
 
 
-def render_explain(explanation: Explanation, fmt: str) -> str:
+def render_explain(explanation: Explanation, fmt: str, *,
+                   warnings: Sequence[str] | None = None) -> str:
     """Every leaf of one document for one system: address, label, result, verdict.
 
     Raw values print as compact JSON text; an absent or null value as ``–``. Raises
@@ -714,7 +721,7 @@ def render_explain(explanation: Explanation, fmt: str) -> str:
              "result": v.result, "label_canon": v.label_canon, "result_canon": v.result_canon}
             for v in e.verdicts
         ]
-        return _json({"document": e.document, "system": e.system, "status": e.status,
+        return _json(warnings, {"document": e.document, "system": e.system, "status": e.status,
                       "accuracy": e.accuracy, "verdicts": rows, "signature": e.signature})
     table = Table(
         title=f"{e.document} · {e.system} · {e.status} · accuracy {percent(e.accuracy)}%",
@@ -819,7 +826,11 @@ def _csv_cell(value: Any) -> Any:
     return hygiene.csv_cell(value)  # names: never a formula; numbers are not str here
 
 
-def _json(data: Any) -> str:
+def _json(warnings: Sequence[str] | None, data: Mapping[str, Any]) -> str:
+    """``data`` as JSON text, sorted keys, two-space indents; with ``warnings`` (a JSON
+    output of a command), a ``"warnings"`` member holding them, a line each."""
+    if warnings is not None:
+        data = {**data, "warnings": list(warnings)}
     return json.dumps(_finite(data), ensure_ascii=False, sort_keys=True, indent=2,
                       default=str) + "\n"
 
