@@ -20,12 +20,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from leafscore import stats
 from leafscore.costs import Costs
 from leafscore.frontier import comparisons, pareto_frontier
+
+if TYPE_CHECKING:  # annotations only: numpy is loaded where a statistic is computed
+    import numpy as np
 
 __all__ = ["FIGURES_NOTE", "FRONTIER_NOTE", "SystemCost", "system_costs"]
 
@@ -80,6 +82,7 @@ def system_costs(costs: Costs, order: Sequence[str], score_samples: np.ndarray,
     must be the ones that drew them, so the cost interval uses the same draws. Raises
     ``ValueError`` for a bad bootstrap setting or a system ``costs`` does not know.
     """
+    import numpy as np  # loaded by the first statistic: reading a cached run needs none
     unknown = [s for s in order if s not in costs.systems]
     if unknown:
         raise ValueError(f"no costs read for system {unknown[0]!r}")

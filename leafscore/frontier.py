@@ -20,10 +20,12 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from leafscore import stats
+
+if TYPE_CHECKING:  # annotations only: numpy is loaded where a statistic is computed
+    import numpy as np
 
 __all__ = ["comparisons", "pareto_frontier"]
 
@@ -53,6 +55,7 @@ def comparisons(samples: np.ndarray, *,
     ValueError
         If ``confidence`` is not in (0, 1).
     """
+    import numpy as np  # loaded by the first statistic: reading a cached run needs none
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence={confidence} must be between 0 and 1")
     samples = np.atleast_2d(np.asarray(samples, dtype=float))

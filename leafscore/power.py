@@ -30,13 +30,14 @@ from __future__ import annotations
 
 import itertools
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from leafscore import stats
 from leafscore.leaderboard import ranking
 from leafscore.signature import with_bootstrap
+
+if TYPE_CHECKING:  # annotations only: numpy is loaded where a statistic is computed
+    import numpy as np
 
 
 @dataclass(frozen=True)
@@ -179,6 +180,7 @@ def analyse(run: Any, *, sd: float | None = None, delta: float = 0.01,
         If the run has no document, ``sd < 0``, ``delta <= 0``, alpha or power outside
         (0, 1), or ``resamples < 1``.
     """
+    import numpy as np  # loaded by the first statistic: reading a cached run needs none
     if not run.documents:
         raise ValueError("a power analysis needs at least one document")
     if sd is not None and not sd >= 0:

@@ -26,11 +26,11 @@ from typing import Any, NamedTuple
 
 import scorer
 from leafscore import cells, runpack, versions
-from leafscore._fast import CollectorPaused
 from leafscore._version import __version__
 from leafscore.benchmark import Benchmark, Document, RawResult, read_result
 from leafscore.cache import CACHE_FORMAT, Cache, cache_key, code_digest, options_sha256
 from leafscore.cells import Cell, folded, shared_parts
+from leafscore.collector import CollectorPaused
 from leafscore.executors import Executor, ExecutorError, make_executor
 from leafscore.executors.base import CANCELLED, DIED, MEMORY, Lost
 from leafscore.run import Run

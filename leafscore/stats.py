@@ -54,9 +54,11 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:  # annotations only: numpy is loaded where a statistic is computed
+    import numpy as np
+
 
 #: Resamples drawn when none are given.
 DEFAULT_RESAMPLES = 1000
@@ -166,6 +168,7 @@ def score_matrix(rows: list[list[float | None]]) -> np.ndarray:
     ValueError
         If the rows differ in length, or there are no systems or no documents.
     """
+    import numpy as np  # loaded by the first statistic: reading a cached run needs none
     if not rows or not rows[0]:
         raise ValueError("the bootstrap needs at least one system and one document")
     if len({len(row) for row in rows}) != 1:
@@ -175,7 +178,7 @@ def score_matrix(rows: list[list[float | None]]) -> np.ndarray:
 
 def bootstrap_counts(
     n_documents: int, *, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED,
-    dtype: Any = np.int64,
+    dtype: Any = "int64",
 ) -> np.ndarray:
     """How often each document is drawn in each bootstrap resample.
 
@@ -201,6 +204,7 @@ def bootstrap_counts(
     ValueError
         If ``n_documents < 1`` or ``resamples < 1``.
     """
+    import numpy as np  # loaded by the first statistic: reading a cached run needs none
     if n_documents < 1:
         raise ValueError("the bootstrap needs at least one document")
     if resamples < 1:
@@ -250,6 +254,7 @@ def bootstrap_macro(
     ValueError
         If there are no documents or ``resamples < 1``.
     """
+    import numpy as np  # loaded by the first statistic: reading a cached run needs none
     scores = np.atleast_2d(np.asarray(scores, dtype=float))
     # Float counts: the products below would convert int64 counts to exactly these.
     counts = bootstrap_counts(scores.shape[1], resamples=resamples, seed=seed,
@@ -289,6 +294,7 @@ def percentile_interval(
     ValueError
         If ``confidence`` is not in (0, 1).
     """
+    import numpy as np  # loaded by the first statistic: reading a cached run needs none
     if not 0.0 < confidence < 1.0:
         raise ValueError(f"confidence={confidence} must be between 0 and 1")
     kept = samples[~np.isnan(samples)]
@@ -344,6 +350,7 @@ def paired_difference(
     ValueError
         If the sample rows differ in length, or as :func:`percentile_interval`.
     """
+    import numpy as np  # loaded by the first statistic: reading a cached run needs none
     if samples_a.shape != samples_b.shape:
         raise ValueError("paired samples must come from the same draws")
     deltas = samples_a - samples_b
@@ -390,6 +397,7 @@ def mean_difference(
         If the lists differ in length or are empty, ``resamples < 1`` or
         ``permutations`` is out of range.
     """
+    import numpy as np  # loaded by the first statistic: reading a cached run needs none
     matrix = score_matrix([list(base), list(head)])
     if np.isnan(matrix).all(axis=1).any():
         return Difference(float("nan"), None, None, None)
@@ -515,6 +523,7 @@ def sign_flip_test(differences: Sequence[float] | np.ndarray, *,
         If ``permutations`` is outside 1..``MAX_PERMUTATIONS`` or a difference is not
         finite.
     """
+    import numpy as np  # loaded by the first statistic: reading a cached run needs none
     if not 1 <= permutations <= MAX_PERMUTATIONS:
         raise ValueError(f"permutations={permutations} must be between 1 and "
                          f"{MAX_PERMUTATIONS:,}")
@@ -638,6 +647,7 @@ def paired_differences(a: Sequence[float | None], b: Sequence[float | None]) -> 
     ValueError
         If the sequences differ in length.
     """
+    import numpy as np  # loaded by the first statistic: reading a cached run needs none
     if len(a) != len(b):
         raise ValueError("paired scores need one slot per document on both sides")
     return np.array([x - y for x, y in zip(a, b, strict=True)
@@ -769,6 +779,7 @@ def bootstrap_power(differences: np.ndarray, shift: float, *, n: int | None = No
     ValueError
         If fewer than 2 differences, ``n < 2``, ``resamples < 1`` or alpha outside (0, 1).
     """
+    import numpy as np  # loaded by the first statistic: reading a cached run needs none
     d = np.asarray(differences, dtype=float)
     if d.size < 2:
         raise ValueError("a simulated power needs at least two paired documents")
@@ -831,6 +842,7 @@ def null_rejection_rate(differences: Sequence[float] | np.ndarray, n: int, *,
         If ``n`` or ``trials`` is out of range, alpha outside (0, 1), or as
         :func:`sign_flip_test`.
     """
+    import numpy as np  # loaded by the first statistic: reading a cached run needs none
     d = np.asarray(differences, dtype=float).ravel()
     if not 1 <= n <= d.size:
         raise ValueError(f"n={n} must be between 1 and {d.size}")

@@ -26,7 +26,6 @@ both engines and compare them verdict row by verdict row (tests/test_two_engines
 from __future__ import annotations
 
 import dataclasses
-import gc
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -40,6 +39,7 @@ from leafscore._fast.envelope import linear_fence
 from leafscore._fast.tuning import Tuning, tuned
 from leafscore._fast.walker import FastWalker, usable
 from leafscore.canonical import json_text
+from leafscore.collector import CollectorPaused
 
 __all__ = ["VERSIONS", "CollectorPaused", "Tuning", "compile_schema", "score", "score_file",
            "score_parse_failure", "tuned", "usable_for"]
@@ -51,21 +51,6 @@ def usable_for(node: Any, depth: int = 0) -> str | None:
     62 fields all compare by key equality, else None (the definition's walk, with the
     walker's memos and loose-field candidates)."""
     return usable(node, FastWalker(scorer.COMPARATORS, scorer.pair_2_0), depth)
-
-
-class CollectorPaused:
-    """Python's cyclic garbage collector off for a ``with`` block (a speed choice only): a
-    walk allocates a tuple per verdict and per value read, which would trigger full
-    collections over the whole document again and again; the walk makes no cycles.
-    Turned back on after, unless it was off before."""
-
-    def __enter__(self) -> None:
-        self.enabled = gc.isenabled()
-        gc.disable()
-
-    def __exit__(self, *exc: object) -> None:
-        if self.enabled:
-            gc.enable()
 
 
 # Compiled roots by (schema text in document order, options): equal text, equal nodes
