@@ -10,6 +10,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import pickle
+import subprocess
+import sys
 
 import pytest
 from cli_helpers import invoke, make_benchmark, private_cache, write_json  # noqa: F401
@@ -79,6 +81,23 @@ def test_a_warm_rerun_is_served_by_its_run_pack_alone(tmp_path):
     assert warm.stderr == cold.stderr
     assert json.loads(warm.stdout)["systems"]["poor"]["documents"] == {
         "d1": 0.5, "d2": 0.0, "d3": 0.0}
+
+
+def test_a_warm_rerun_loads_neither_the_engine_nor_numpy(tmp_path):
+    """What a warm run imports is most of its time: the engine and numpy are loaded by
+    the first document scored or statistic computed, and a cached ``score`` needs none."""
+    root, cache_dir = bench(tmp_path / "b"), tmp_path / "cache"
+    run("score", root, "--format", "json", "--cache-dir", cache_dir)
+    probe = ("import contextlib, io, sys\n"
+             "from leafscore.cli import main\n"
+             "with contextlib.redirect_stdout(io.StringIO()), contextlib.suppress(SystemExit):\n"
+             f"    main(['score', {str(root)!r}, '--format', 'json', '--cache-dir', "
+             f"{str(cache_dir)!r}])\n"
+             "print(sorted(m for m in ('numpy', 'scipy', 'leafscore._fast.walker', "
+             "'jsonschema') if m in sys.modules))\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True, cwd=tmp_path)
+    assert out.stdout.strip().splitlines()[-1] == "[]"
 
 
 def test_a_warm_rerun_scores_nothing_and_parses_no_file(tmp_path, monkeypatch):

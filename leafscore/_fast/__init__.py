@@ -1,5 +1,8 @@
 """The fast engine: the definition in ``scorer.py``, run faster, verdict for verdict.
 
+Its modules (and numpy with them) are loaded by the first document it prepares, so a
+run read from the cache never loads them.
+
 ``scorer.py`` states every scoring version plainly; this package runs the same rules
 with the speed kept apart from them (STYLE.md §6, after CPython's ``heapq``/``_heapq`` and
 RapidFuzz's ``*_py``/``*_cpp``):
@@ -33,11 +36,9 @@ from pathlib import Path
 from typing import Any
 
 import scorer
-from leafscore._fast import rows as rows_mod
-from leafscore._fast import tuning, v1
+from leafscore._fast import tuning
 from leafscore._fast.envelope import linear_fence
 from leafscore._fast.tuning import Tuning, tuned
-from leafscore._fast.walker import FastWalker, usable
 from leafscore.canonical import json_text
 from leafscore.collector import CollectorPaused
 
@@ -50,6 +51,7 @@ def usable_for(node: Any, depth: int = 0) -> str | None:
     (columns, :mod:`~leafscore._fast.flat`) for an unordered array of objects whose 1 to
     62 fields all compare by key equality, else None (the definition's walk, with the
     walker's memos and loose-field candidates)."""
+    from leafscore._fast.walker import FastWalker, usable
     return usable(node, FastWalker(scorer.COMPARATORS, scorer.pair_2_0), depth)
 
 
@@ -100,20 +102,24 @@ class Document(scorer.Document):
                                           f"not {type(self.label).__name__}")
             if not isinstance(result, dict):
                 return self.parse_failure(result)
+        from leafscore._fast import rows
+        from leafscore._fast.walker import FastWalker
         out: list = []
         walker = FastWalker(self.walker.comparators, self.walker.rule, out,
                             self.walker.readings)
         with CollectorPaused():
             walker.walk(self.root, self.label_read, walker.read(self.root, result), "", "", out)
-            return rows_mod.summed(out, self.version, walker.exact)
+            return rows.summed(out, self.version, walker.exact)
 
 
 def _document_2_0(schema: Any, label: Any, options: scorer.Options, file: str) -> Document:
+    from leafscore._fast.walker import FastWalker  # numpy with it: loaded by the first document
     return Document.prepare("2.0", FastWalker(scorer.COMPARATORS, scorer.pair_2_0), schema,
                             label, options, file)
 
 
 def _document_2_1(schema: Any, label: Any, options: scorer.Options, file: str) -> Document:
+    from leafscore._fast.walker import FastWalker  # numpy with it: loaded by the first document
     return Document.prepare("2.1", FastWalker(scorer.COMPARATORS_2_1, scorer.pair_2_1,
                                               readings=True), schema, label, options, file)
 
@@ -123,6 +129,7 @@ class DocumentV1(scorer.DocumentV1):
     """``scorer.DocumentV1`` with each array's greedy pairing replayed fast (:mod:`v1`)."""
 
     def score(self, result: Any) -> scorer.DocScoreV1:
+        from leafscore._fast import v1
         if self.problem is not None:
             raise self.problem
         try:
