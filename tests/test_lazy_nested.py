@@ -27,7 +27,8 @@ from leafscore._fast import lazy
 VERSIONS = ("2.0", "2.1")
 #: the lazy path on and off, with flat items (rows) by columns or walked
 FORCED: tuple[dict, ...] = ({}, {"lazy_nested": False}, {"flat": False},
-                            {"flat": False, "lazy_nested": False})
+                            {"flat": False, "lazy_nested": False}, {"lazy_leaves_min": 0},
+                            {"flat": False, "lazy_leaves_min": 0})
 
 ROW = {"type": "object", "properties": {
     "code": {"type": "string"}, "n": {"type": "number"},

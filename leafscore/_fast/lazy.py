@@ -52,12 +52,14 @@ class Loose(Exception):
 
 def pairable(walker: scorer.Walker, item: Any, depth: int) -> bool:
     """Whether the lazy path pairs an unordered array of ``item`` nodes at data ``depth``:
-    ``tuning.TUNING.lazy_nested``, ``depth`` below ``walker.MAX_DEPTH``, and every leaf
+    ``tuning.TUNING.lazy_nested``, ``depth`` below ``walker.MAX_DEPTH``, ``item`` an
+    object or array node, and every leaf
     below ``item`` compared by key equality under every tag it may be read with (no
     tolerant number, no fuzzy text, no open map; pattern members checked too), so that
     the bounds hold (part of the one dispatch rule, ``leafscore._fast.usable_for``)."""
-    if not tuning.TUNING.lazy_nested or depth >= walker.MAX_DEPTH:
-        return False
+    if not tuning.TUNING.lazy_nested or depth >= walker.MAX_DEPTH or \
+            isinstance(item, scorer.Leaf) or item is scorer.IGNORED:
+        return False  # a scalar item is one leaf: walking a pair costs no more than a bound
     memo = (id(item), id(walker.comparators))
     found = _KEYED.get(memo)
     if found is None or found[0] is not item:
@@ -96,6 +98,7 @@ class Lazy:
     """One array's lazy assignment. ``left``/``right``: kept items (``scorer.Item``) as
     rows and columns, in the order the rule numbers them; ``presence``: result items are
     grouped seeing every leaf they state (2.1, whose weights count one-sided leaves).
+    ``small``: the items are too small for the lazy path to gain (no bounds are made).
 
     After :meth:`solve`: ``mate_row``/``mate_col`` a best matching of the exact weights,
     ``u``/``v`` optimal duals for them, ``exact`` {(row, result group): weight} of every
@@ -124,8 +127,16 @@ class Lazy:
                 self.group_of[c] = g
         self.label_group = _alike(left)
         self.result_leaves = [len(walker.keys(item, right[cs[0]][1], "")) for cs in self.members]
-        self.hits = _shared(label_keys, [walker.keys(item, right[cs[0]][1], "", tags)
-                                         for cs in self.members])
+        # Whether walking every pair costs more than solving lazily: a pair's leaves, both
+        # sides, at least tuning.TUNING.lazy_leaves_min on average. Each lazy round solves
+        # on every candidate in Python; small items (tie-heavy arrays of a few leaves)
+        # are walked faster than that.
+        seen = sum(len(cs) * leaves for cs, leaves in zip(self.members, self.result_leaves,
+                                                           strict=True))
+        self.small = sum(self.leaves) / len(left) + seen / len(right) < \
+            tuning.TUNING.lazy_leaves_min
+        self.hits = [] if self.small else _shared(
+            label_keys, [walker.keys(item, right[cs[0]][1], "", tags) for cs in self.members])
         self.counts: dict[tuple[int, int], scorer.Tally] = {}
         self.exact: dict[tuple[int, int], int] = {}
         self.bound: dict[tuple[int, int], int] = {}
@@ -312,12 +323,15 @@ def pair_2_0(walker: Any, item: Any, left: Sequence, right: Sequence, field: str
     canonical order), as (position in ``left``, position in ``right``) pairs sorted by
     row: the lazy best matching when it is the only best one, else 2.0's solver on every
     edge (``solve.assign_2_0``), with the pairs walked so far reused. None when a bound
-    failed (:class:`Loose`): the caller weighs as without this path.
+    failed (:class:`Loose`) or the items are too small to gain (``Lazy.small``):
+    the caller weighs as without this path.
 
     Weights ``correct * ceiling + both`` with ``ceiling`` = the most keys of a label item
     x the smaller side + 1 (as ``scorer.pair_2_0``); a bound puts the correct bound for
     correct and the label item's keys for both."""
     lazy = Lazy(walker, item, left, right, field, depth, False)
+    if lazy.small:
+        return None
     ceiling = max(lazy.leaves) * min(len(left), len(right)) + 1
     lazy.price(lambda r, g, hits: hits * ceiling + lazy.leaves[r],
                lambda hits, both, one: hits * ceiling + both)
@@ -335,7 +349,8 @@ def pair_2_1(walker: Any, item: Any, left: Sequence, right: Sequence,
              depth: int) -> list[tuple[int, int]] | None:
     """Version 2.1's pairs (``scorer.pair_2_1``) of ``left`` x ``right``, whose canonical
     order is given as runs of alike items (``walker.canonical_groups``), sorted by label
-    position. None when a bound failed (:class:`Loose`).
+    position. None when a bound failed (:class:`Loose`) or the items are too small to
+    gain (``Lazy.small``).
 
     Weights ``(correct * B + both) * O - one side`` with bases above each criterion's
     total over the smaller side's pairs: larger bases than the definition's (from bounds,
@@ -348,6 +363,8 @@ def pair_2_1(walker: Any, item: Any, left: Sequence, right: Sequence,
     order_right = [k for run in groups_right for k in run]
     lazy = Lazy(walker, item, [left[k] for k in order_left], [right[k] for k in order_right],
                 field, depth, True)
+    if lazy.small:
+        return None
     size = min(len(left), len(right))
     most = max(lazy.leaves)
     both_base = most * size + 1
