@@ -98,7 +98,7 @@ class Lazy:
     """One array's lazy assignment. ``left``/``right``: kept items (``scorer.Item``) as
     rows and columns, in the order the rule numbers them; ``presence``: result items are
     grouped seeing every leaf they state (2.1, whose weights count one-sided leaves).
-    ``small``: the items are too small for the lazy path to gain (no bounds are made).
+    ``small``: the lazy path would not gain (items too small, or too many candidates).
 
     After :meth:`solve`: ``mate_row``/``mate_col`` a best matching of the exact weights,
     ``u``/``v`` optimal duals for them, ``exact`` {(row, result group): weight} of every
@@ -137,6 +137,11 @@ class Lazy:
             tuning.TUNING.lazy_leaves_min
         self.hits = [] if self.small else _shared(
             label_keys, [walker.keys(item, right[cs[0]][1], "", tags) for cs in self.members])
+        # each round solves on every (label item, result item) candidate in Python: past
+        # tuning.TUNING.lazy_edges_max of them (many twins), walking them all is quicker
+        if sum(len(self.members[g]) for line in self.hits for g in line) > \
+                tuning.TUNING.lazy_edges_max:
+            self.small, self.hits = True, []
         self.counts: dict[tuple[int, int], scorer.Tally] = {}
         self.exact: dict[tuple[int, int], int] = {}
         self.bound: dict[tuple[int, int], int] = {}

@@ -42,7 +42,8 @@ class Tuning:
     may use (:mod:`~leafscore._fast.lazy`; 2.0 keeps the answer only when it is the one
     best assignment, else weighs every pair), rather than walking every candidate pair;
     ``lazy_leaves_min``: the average leaves (both sides) of a candidate pair from which
-    that path is taken (smaller items are walked faster than solved lazily).
+    that path is taken (smaller items are walked faster than solved lazily);
+    ``lazy_edges_max``: the most (label item, result item) candidates it solves on.
 
     One field is not a choice between equal ways but a safety budget: ``fuzzy_budget``,
     the most similarities computed per fuzzy field of one array (distinct label texts x
@@ -66,6 +67,7 @@ class Tuning:
     lexi_small_units: int = 20_000
     lazy_nested: bool = True
     lazy_leaves_min: int = 16
+    lazy_edges_max: int = 40_000
     fuzzy_budget: int = 50_000_000
 
 
