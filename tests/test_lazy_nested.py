@@ -172,8 +172,7 @@ def spied(monkeypatch):
     """Counts of what the lazy path did: ``unique``/``tied`` (2.0's check), ``full``
     (every pair weighed), ``loose`` (a bound failed: the caller weighed without it)."""
     seen = {"unique": 0, "tied": 0, "full": 0, "loose": 0}
-    only_best, every_edge = lazy.only_best, lazy.Lazy.every_edge
-    pair_2_0, pair_2_1 = lazy.pair_2_0, lazy.pair_2_1
+    only_best, every_edge, weigh = lazy.only_best, lazy.Lazy.every_edge, lazy.Lazy.weigh
 
     def checked(*args):
         answer = only_best(*args)
@@ -184,17 +183,16 @@ def spied(monkeypatch):
         seen["full"] += 1
         return every_edge(self)
 
-    def counted(pair):
-        def run(*args):
-            answer = pair(*args)
-            seen["loose"] += answer is None
-            return answer
-        return run
+    def weighed(self, r, g):
+        try:
+            return weigh(self, r, g)
+        except lazy.Loose:
+            seen["loose"] += 1
+            raise
 
     monkeypatch.setattr(lazy, "only_best", checked)
     monkeypatch.setattr(lazy.Lazy, "every_edge", full)
-    monkeypatch.setattr(lazy, "pair_2_0", counted(pair_2_0))
-    monkeypatch.setattr(lazy, "pair_2_1", counted(pair_2_1))
+    monkeypatch.setattr(lazy.Lazy, "weigh", weighed)
     return seen
 
 
@@ -220,14 +218,19 @@ def test_tie_heavy_nested_items_are_paired_as_the_definition_pairs_them(seed, sp
 
 def test_the_tie_heavy_documents_exercise_both_outcomes_of_the_uniqueness_check(spied):
     # What the seeded tie-heavy documents are for: 2.0's lazy answer kept when unique,
-    # and every pair weighed when ties make it one of several best.
-    for seed in range(40):
+    # and every pair weighed when ties make it one of several best (small items too).
+    with _fast.tuned(lazy_leaves_min=0):
+        documents_scored(40)
+    assert spied["tied"] >= 10 and spied["full"] == spied["tied"]
+    assert spied["unique"] >= 10 and spied["loose"] == 0
+
+
+def documents_scored(count: int) -> None:
+    for seed in range(count):
         rng = random.Random(1000 + seed)
         schema, label, result = nested_document(rng, rng.randint(0, 9), deep=seed % 4 == 3,
                                                 readings=seed % 3 == 1)
         _fast.score(result, schema, label, version="2.0")
-    assert spied["tied"] >= 10 and spied["full"] == spied["tied"]
-    assert spied["unique"] >= 10 and spied["loose"] == 0
 
 
 @settings(max_examples=120, deadline=None,
@@ -314,7 +317,9 @@ def test_bounds_are_never_below_exact_weights(seed, version):
     right = fast.read(walker.root, result).key["sections"].key or []
     if not left or not right:
         return
-    problem = lazy.Lazy(fast, node.items, left, right, "sections[]", 1, version == "2.1")
+    with _fast.tuned(lazy_leaves_min=0):  # bounds made whatever the items' size
+        problem = lazy.Lazy(fast, node.items, left, right, "sections[]", 1, version == "2.1")
+    assert not problem.small
     problem.price(lambda r, g, hits: hits * 10**6 + problem.leaves[r],
                   lambda hits, both, one: hits * 10**6 + both)
     edges = problem.every_edge()  # raises lazy.Loose above a bound
