@@ -321,9 +321,13 @@ def test_the_flat_path_applies_to_unordered_arrays_of_key_compared_fields_only()
     ordered["properties"]["rows"]["x-leafscore"] = {"ordered": True}
     assert _fast.usable_for(scorer.compile_schema(ordered).properties["rows"], 1) is None
     assert _fast.usable_for(root, 0) is None  # not an array
-    with _fast.tuned(flat=False):
-        assert _fast.usable_for(root.properties["rows"], 1) is None
+    with _fast.tuned(flat=False):  # then paired by bounds, as any key-compared items
+        assert _fast.usable_for(root.properties["rows"], 1) == "lazy"
     with _fast.tuned(flat_fields_max=6):  # 7 scored fields
+        assert _fast.usable_for(root.properties["rows"], 1) == "lazy"
+    with _fast.tuned(flat=False, lazy_nested=False):
+        assert _fast.usable_for(root.properties["rows"], 1) is None
+    with _fast.tuned(flat_fields_max=6, lazy_nested=False):
         assert _fast.usable_for(root.properties["rows"], 1) is None
 
 

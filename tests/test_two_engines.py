@@ -43,6 +43,8 @@ FORCED: tuple[dict, ...] = (
     {}, {"flat": False}, {"flat_fields_max": 1}, {"same_at_once": 0},
     {"same_at_once": 10**9}, {"join_slice": 1}, {"memo_text": 0}, {"v1_walk": "dense"},
     {"v1_walk": "sparse"}, {"compiled_text_max": 0}, {"lexi_small_units": 0},
+    {"lazy_nested": False}, {"flat": False, "lazy_nested": False},
+    {"lazy_leaves_min": 0}, {"flat": False, "lazy_leaves_min": 0},
     *({choice: value, "lexi_small_units": 0} for choice, value in (
         ("lexi_units_max", 0), ("lexi_greedy", False), ("lexi_subset_min", 0),
         ("lexi_forced", False), ("lexi_forced_fields_max", 2))))

@@ -11,6 +11,8 @@ RapidFuzz's ``*_py``/``*_cpp``):
   values remembered per document (and short strings across documents), loose fields'
   candidates by bisection and ``rapidfuzz.cdist``;
 * :mod:`~leafscore._fast.flat`: arrays of flat objects read and paired by columns;
+* :mod:`~leafscore._fast.lazy`: other unordered arrays paired by bounds on each pair's
+  counts, walking only the pairs a best assignment may use;
 * :mod:`~leafscore._fast.solve`: version 2.0's solvers, compiled (scipy's own);
 * :mod:`~leafscore._fast.rows`: verdicts made only when read;
 * :mod:`~leafscore._fast.v1`: version 1.0's greedy pairing replayed in sparse or dense form;
@@ -49,8 +51,10 @@ __all__ = ["VERSIONS", "CollectorPaused", "Tuning", "compile_schema", "score", "
 def usable_for(node: Any, depth: int = 0) -> str | None:
     """Which fast path reads and pairs the array ``node`` at data ``depth``: ``"flat"``
     (columns, :mod:`~leafscore._fast.flat`) for an unordered array of objects whose 1 to
-    62 fields all compare by key equality, else None (the definition's walk, with the
-    walker's memos and loose-field candidates)."""
+    62 fields all compare by key equality; ``"lazy"`` (paired by bounds on each pair's
+    counts, :mod:`~leafscore._fast.lazy`) for another unordered array whose leaves all
+    compare by key equality; else None (the definition's walk, with the walker's memos
+    and loose-field candidates)."""
     from leafscore._fast.walker import FastWalker, usable
     return usable(node, FastWalker(scorer.COMPARATORS, scorer.pair_2_0), depth)
 

@@ -36,7 +36,14 @@ class Tuning:
     ``lexi_small_units``: label x result items of an array up to which 2.1's choice is
     made in plain Python on the items (``flat.assign_items``: the definition's
     ``scorer.best_matching``, then ``lexi.choose``; no forced pairs, no numpy, whose
-    per-call cost outweighs its speed there), flat arrays and others alike.
+    per-call cost outweighs its speed there), flat arrays and others alike;
+    ``lazy_nested``: pair unordered arrays that take no column path (items holding arrays
+    or objects) by bounds on each pair's counts, walking only the pairs a best assignment
+    may use (:mod:`~leafscore._fast.lazy`; 2.0 keeps the answer only when it is the one
+    best assignment, else weighs every pair), rather than walking every candidate pair;
+    ``lazy_leaves_min``: the average leaves (both sides) of a candidate pair from which
+    that path is taken (smaller items are walked faster than solved lazily);
+    ``lazy_edges_max``: the most (label item, result item) candidates it solves on.
 
     One field is not a choice between equal ways but a safety budget: ``fuzzy_budget``,
     the most similarities computed per fuzzy field of one array (distinct label texts x
@@ -58,6 +65,9 @@ class Tuning:
     lexi_forced: bool = True
     lexi_forced_fields_max: int = 6
     lexi_small_units: int = 20_000
+    lazy_nested: bool = True
+    lazy_leaves_min: int = 16
+    lazy_edges_max: int = 40_000
     fuzzy_budget: int = 50_000_000
 
 

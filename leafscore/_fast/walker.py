@@ -17,7 +17,7 @@ from decimal import MAX_EMAX, MIN_EMIN, ROUND_CEILING, ROUND_FLOOR, Decimal, loc
 from typing import Any
 
 import scorer
-from leafscore._fast import flat, lexi, solve, tuning
+from leafscore._fast import flat, lazy, lexi, solve, tuning
 
 #: Types whose ``==`` is JSON value equality: a memo may key on such a value itself.
 _PLAIN = frozenset((str, int, bool, type(None)))
@@ -158,11 +158,14 @@ class FastWalker(scorer.Walker):
         taken = {k for k, _ in pairs}
         rest_left = [k for k in order_left if k not in taken]
         if rest_left and rest_right:
-            graph = self.grouped_edges(item, [left[k] for k in rest_left],
-                                       [right[k] for k in rest_right], field, depth)
-            if graph is not None:
-                pairs += [(rest_left[r], rest_right[c]) for r, c in
-                          solve.assign_csr_2_0(len(rest_left), len(rest_right), graph)]
+            sub_left, sub_right = [left[k] for k in rest_left], [right[k] for k in rest_right]
+            chosen = lazy.pair_2_0(self, item, sub_left, sub_right, field, depth) \
+                if lazy.pairable(self, item, depth) else None
+            if chosen is None:
+                graph = self.grouped_edges(item, sub_left, sub_right, field, depth)
+                chosen = [] if graph is None else \
+                    solve.assign_csr_2_0(len(rest_left), len(rest_right), graph)
+            pairs += [(rest_left[r], rest_right[c]) for r, c in chosen]
         return pairs
 
     def pair_2_1(self, item: Any, left: list, right: list, field: str, depth: int,
@@ -173,6 +176,11 @@ class FastWalker(scorer.Walker):
         import numpy as np
 
         groups_left, groups_right = canonical_groups(left), canonical_groups(right)
+        if lazy.pairable(self, item, depth):
+            chosen = lazy.pair_2_1(self, item, left, right, groups_left, groups_right, field,
+                                   depth)
+            if chosen is not None:
+                return chosen
         found = self.weighed(item, [left[g[0]] for g in groups_left],
                              [right[g[0]] for g in groups_right], field, depth, True)
         if not found:
@@ -341,11 +349,15 @@ def _holds_readings(items: list) -> bool:
 
 
 def usable(node: Any, walker: scorer.Walker, depth: int) -> str | None:
-    """Which fast path reads and pairs an array node (None: the definition's way). The
-    one dispatch rule, exported as ``leafscore._fast.usable_for``."""
+    """Which fast path reads and pairs an array node (None: the definition's way):
+    ``"flat"`` (read and paired by columns) or ``"lazy"`` (paired by bounds,
+    :func:`lazy.pairable`; :meth:`FastWalker.pair` asks the same). The one dispatch
+    rule, exported as ``leafscore._fast.usable_for``."""
     if not isinstance(node, scorer.ArrayNode) or node.ordered or depth >= walker.MAX_DEPTH:
         return None
-    return "flat" if flat.flat_fields(node.items, walker) is not None else None
+    if flat.flat_fields(node.items, walker) is not None:
+        return "flat"
+    return "lazy" if lazy.pairable(walker, node.items, depth) else None
 
 
 def _tolerant_pairs(leaf: scorer.Leaf, label_values: list, result_values: list,
