@@ -1130,8 +1130,8 @@ class Walker:
                 stack.append(node.items)
             elif node.properties is None:
                 return False
-            else:
-                stack.extend(node.properties.values())
+            else:  # members read through a pattern too (spec 2.1 §5)
+                stack.extend([*node.properties.values(), *(sub for _, sub in node.patterns)])
         return True
 
     def weights(self, item: Any, left: list[Item], right: list[Item], address: str, field: str,

@@ -172,6 +172,36 @@ def test_pattern_members_follow_the_properties_sorted_as_text(engine):
         ("total", "missing"), ("ta", "correct"), ("tb", "missing"), ("tc", "hallucinated")]
 
 
+def test_items_whose_only_match_is_a_fuzzy_pattern_member_are_paired(engine):
+    """A pair is a candidate when any leaf can be correct, pattern members included: a
+    fuzzy member read through a pattern makes the item unhashable, so candidates are not
+    found by equal keys alone (else these two items would be a miss and an extra)."""
+    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+        "type": "object", "properties": {"n": NUMBER},
+        "patternProperties": {"^name_": {"type": "string", "x-leafscore": {
+            "compare": "fuzzy", "threshold": 0.9}}}}}}}
+    label = {"rows": [{"n": 1, "name_a": "acme corporation"}, {"n": 2, "name_a": "zeta"}]}
+    result = {"rows": [{"n": 3, "name_a": "acme corporatoin"}]}
+    doc = engine.score(result, schema, label)
+    assert [(v.address, v.kind) for v in doc.verdicts] == [
+        ("rows[0].n", "wrong_value"), ("rows[0].name_a", "correct"), ("rows[1].n", "missing"),
+        ("rows[1].name_a", "missing")]
+    assert doc.value == 0.25
+
+
+def test_pattern_members_of_array_items_are_scored_and_paired(engine):
+    """Items with pattern members are no flat columns (the fast engine's column path
+    reads declared properties only): each member is scored, and pairs found by them."""
+    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+        "type": "object", "properties": {"n": NUMBER}, "patternProperties": {"^name_": TEXT}}}}}
+    label = {"rows": [{"n": 1, "name_a": "acme"}, {"n": 2, "name_b": "zeta"}]}
+    result = {"rows": [{"n": 2, "name_b": "zeta"}, {"n": 9, "name_a": "acme"}]}
+    doc = engine.score(result, schema, label)
+    assert [(v.address, v.kind) for v in doc.verdicts] == [
+        ("rows[0].n", "wrong_value"), ("rows[0].name_a", "correct"), ("rows[1].n", "correct"),
+        ("rows[1].name_b", "correct")]
+
+
 def test_version_2_0_ignores_pattern_properties(engine):
     doc = engine.score({"total": 5, "tax_vat": 8}, PATTERNED, {"total": 5, "tax_vat": 7},
                        version="2.0")

@@ -36,12 +36,12 @@ _NEVER_EMPTY = frozenset((int, float, bool))
 
 def flat_fields(item: Any, walker: scorer.Walker) -> list[tuple[str, scorer.Leaf]] | None:
     """(name, leaf) of each scored property of an object item node whose properties are
-    all leaves (ignored ones left out), at least 1 and at most 62 (the weights count
-    present fields in a 64-bit mask); else None. ``tuning.TUNING.flat`` False: always
-    None. A loose leaf (tolerant number, fuzzy text) finds its candidates by reach
-    (``FastWalker.near``) rather than by key."""
+    all leaves (ignored ones left out) and that has no ``patternProperties``, at least 1
+    and at most 62 (the weights count present fields in a 64-bit mask); else None.
+    ``tuning.TUNING.flat`` False: always None. A loose leaf (tolerant number, fuzzy
+    text) finds its candidates by reach (``FastWalker.near``) rather than by key."""
     if not tuning.TUNING.flat or not isinstance(item, scorer.ObjectNode) or \
-            item.properties is None:
+            item.properties is None or item.patterns:  # pattern members: not columns
         return None
     fields = []
     for name, child in item.properties.items():
