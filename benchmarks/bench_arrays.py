@@ -258,7 +258,7 @@ def warm_up_document(shape: str, seed: int) -> tuple[dict, dict, dict]:
 
 
 def strings(value: Any) -> set[str]:
-    """Every string in a JSON value, object keys included."""
+    """Every string in a JSON value (or a tuple of them), object keys included."""
     found: set[str] = set()
     stack = [value]
     while stack:
@@ -266,7 +266,7 @@ def strings(value: Any) -> set[str]:
         if isinstance(item, dict):
             found.update(item)
             stack.extend(item.values())
-        elif isinstance(item, list):
+        elif isinstance(item, list | tuple):
             stack.extend(item)
         elif isinstance(item, str):
             found.add(item)
