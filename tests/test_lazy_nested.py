@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import scorer
 from leafscore import _fast
 from leafscore._fast import lazy
+from leafscore._fast.walker import FastWalker
 
 VERSIONS = ("2.0", "2.1")
 #: the lazy path on and off, with flat items (rows) by columns or walked
@@ -310,7 +311,7 @@ def test_bounds_are_never_below_exact_weights(seed, version):
     schema, label, result = nested_document(rng, rng.randint(1, 8), deep=seed % 2 == 1,
                                             readings=version == "2.1")
     walker = _fast.VERSIONS[version].document(schema, label, scorer.Options(), "")
-    fast = _fast.FastWalker(walker.walker.comparators, walker.walker.rule, [],
+    fast = FastWalker(walker.walker.comparators, walker.walker.rule, [],
                             walker.walker.readings)
     node = walker.root.properties["sections"]
     left = walker.label_read.key["sections"].key or []
