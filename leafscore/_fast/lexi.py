@@ -52,11 +52,77 @@ def assign(row_sizes: Sequence[int], col_sizes: Sequence[int], rows: np.ndarray,
     Steps 1 and 2 run on a subset of the edges first (each group's edges worth at least
     half its best, :func:`_start`); edges the duals found there do not cover join the
     subset and the steps run again, until the duals cover every edge, which certifies
-    the flow for the whole graph."""
+    the flow for the whole graph. Before them, edges every best assignment uses
+    (:func:`_dominant`, ``tuning.TUNING.lexi_dominant``) are taken out with their two
+    items, round after round; the steps run on what is left."""
     if not len(weights):
         return {}
     p = np.asarray(row_sizes, np.int64)
     q = np.asarray(col_sizes, np.int64)
+    if not tuning.TUNING.lexi_dominant:
+        return _assign(p, q, rows, cols, weights)
+    found: Flows = {}
+    while True:  # each round's pairs may leave others dominant among what is left
+        dominant = _dominant(p, q, rows, cols, weights)
+        if not dominant.any():
+            break
+        found.update(zip(zip(rows[dominant].tolist(), cols[dominant].tolist()),
+                         itertools.repeat(1)))
+        left = np.ones(len(p), bool)
+        left[rows[dominant]] = False
+        right = np.ones(len(q), bool)
+        right[cols[dominant]] = False
+        rest = left[rows] & right[cols]
+        rows, cols, weights = rows[rest], cols[rest], weights[rest]
+    if not len(weights):
+        return found
+    # the rest solved on the groups it still touches, numbered anew (same order)
+    row_ids, rows = np.unique(rows, return_inverse=True)
+    col_ids, cols = np.unique(cols, return_inverse=True)
+    rest = _assign(p[row_ids], q[col_ids], rows.reshape(-1), cols.reshape(-1), weights)
+    found.update({(int(row_ids[g]), int(col_ids[h])): many for (g, h), many in rest.items()})
+    return found
+
+
+def _dominant(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+              weights: np.ndarray) -> np.ndarray:
+    """Which edges every best assignment uses because they outweigh the best other edge
+    of their label group and the best other edge of their result group together: a
+    single label item and a single result item (groups of one) whose edge ``w`` exceeds
+    ``a + b``, ``a`` the most any other edge of the label item weighs (0 if none), ``b``
+    likewise at the result item. Edges as for :func:`assign`; returns a mask of them.
+
+    Why: an assignment without such an edge pairs the label item with some ``R'`` (worth
+    at most ``a``) or not, and the result item with some ``L'`` (at most ``b``) or not;
+    dropping those two pairs and taking the edge gains ``w - a - b > 0``, so it was not
+    best. Every best assignment thus holds the edge, and the lexicographic choice among
+    them is the rest's: the label item's only allowed partner is its own. At most one
+    such edge per item (it is its item's unique heaviest); a group of several alike items
+    has an alike rival of equal weight, so none of its edges qualifies."""
+    top_row, second_row = _top_two(len(p), rows, weights)
+    top_col, second_col = _top_two(len(q), cols, weights)
+    # weights are below 2**62, so the sum of two fits int64
+    return (weights == top_row[rows]) & (weights == top_col[cols]) & \
+        (weights > second_row[rows] + second_col[cols]) & (p[rows] == 1) & (q[cols] == 1)
+
+
+def _top_two(n: int, ends: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per node ``0..n-1``, the heaviest of its edges (``ends``: each edge's node) and the
+    heaviest of the others once one heaviest is set aside (0 where there is none; a tie
+    for heaviest gives the heaviest twice)."""
+    top = np.zeros(n, np.int64)
+    np.maximum.at(top, ends, weights)
+    at_top = weights == top[ends]
+    second = np.zeros(n, np.int64)
+    np.maximum.at(second, ends[~at_top], weights[~at_top])
+    tied = np.bincount(ends[at_top], minlength=n) > 1
+    second[tied] = top[tied]
+    return top, second
+
+
+def _assign(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+            weights: np.ndarray) -> Flows:
+    """:func:`assign`'s steps 1-3 on these edges (none taken out first)."""
     keep = _start(len(p), len(q), rows, cols, weights)
     while True:
         sub = np.flatnonzero(keep)
