@@ -87,3 +87,34 @@ def test_taking_dominant_edges_out_first_gives_the_definitions_pairs(graph):
         with tuning.tuned(lexi_dominant=dominant, lexi_subset_min=0):
             flows = lexi.assign(sizes_left, sizes_right, *arrays(edges))
         assert lexi.expand(left, right, flows) == expected, dominant
+
+
+def most_shared_by_trying(mine: np.ndarray, others: np.ndarray) -> list[int]:
+    """``flat._most_shared`` by its rule: per column of ``mine``, the largest set of two or
+    more fields (stated in it) on which at least two columns of ``others`` hold its keys,
+    else 1."""
+    out = []
+    for j in range(mine.shape[1]):
+        stated = [f for f in range(mine.shape[0]) if mine[f, j] >= 0]
+        best = 1
+        for size in range(2, len(stated) + 1):
+            for subset in itertools.combinations(stated, size):
+                alike = sum(all(others[f, k] == mine[f, j] for f in subset)
+                            for k in range(others.shape[1]))
+                if alike >= 2:
+                    best = size
+        out.append(best)
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1))
+def test_the_keys_shared_with_a_second_item_are_counted_as_by_trying_every_field_set(seed):
+    from leafscore._fast import flat
+
+    rng = np.random.default_rng(seed)
+    fields, keys = int(rng.integers(1, 6)), int(rng.integers(1, 5))
+    mine = rng.integers(-1, keys, (fields, int(rng.integers(1, 12))))
+    others = rng.integers(-2, keys, (fields, int(rng.integers(1, 16))))
+    others[:, :mine.shape[1]] = np.where(mine >= 0, mine, -1)[:, :others.shape[1]]  # alike
+    assert flat._most_shared(mine, others).tolist() == most_shared_by_trying(mine, others)

@@ -66,8 +66,8 @@ def assign(row_sizes: Sequence[int], col_sizes: Sequence[int], rows: np.ndarray,
         dominant = _dominant(p, q, rows, cols, weights)
         if not dominant.any():
             break
-        found.update(zip(zip(rows[dominant].tolist(), cols[dominant].tolist()),
-                         itertools.repeat(1)))
+        found.update(dict.fromkeys(zip(rows[dominant].tolist(), cols[dominant].tolist(),
+                                       strict=True), 1))
         left = np.ones(len(p), bool)
         left[rows[dominant]] = False
         right = np.ones(len(q), bool)
@@ -99,25 +99,47 @@ def _dominant(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
     them is the rest's: the label item's only allowed partner is its own. At most one
     such edge per item (it is its item's unique heaviest); a group of several alike items
     has an alike rival of equal weight, so none of its edges qualifies."""
-    top_row, second_row = _top_two(len(p), rows, weights)
-    top_col, second_col = _top_two(len(q), cols, weights)
+    _, second_row, at_top = _top_two_sorted(len(p), rows, weights)
+    top_col, second_col, _ = _top_two(len(q), cols, weights)
+    k = np.flatnonzero(at_top)  # the rest only where an item's heaviest edge is
+    r, c, w = rows[k], cols[k], weights[k]
     # weights are below 2**62, so the sum of two fits int64
-    return (weights == top_row[rows]) & (weights == top_col[cols]) & \
-        (weights > second_row[rows] + second_col[cols]) & (p[rows] == 1) & (q[cols] == 1)
+    keep = (w == top_col[c]) & (w > second_row[r] + second_col[c]) & (p[r] == 1) & \
+        (q[c] == 1)
+    found = np.zeros(len(weights), bool)
+    found[k[keep]] = True
+    return found
 
 
-def _top_two(n: int, ends: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _top_two(n: int, ends: np.ndarray, weights: np.ndarray,
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Per node ``0..n-1``, the heaviest of its edges (``ends``: each edge's node) and the
     heaviest of the others once one heaviest is set aside (0 where there is none; a tie
-    for heaviest gives the heaviest twice)."""
+    for heaviest gives the heaviest twice); and which edges are their node's heaviest."""
     top = np.zeros(n, np.int64)
     np.maximum.at(top, ends, weights)
     at_top = weights == top[ends]
     second = np.zeros(n, np.int64)
-    np.maximum.at(second, ends[~at_top], weights[~at_top])
+    np.maximum.at(second, ends, np.where(at_top, 0, weights))
     tied = np.bincount(ends[at_top], minlength=n) > 1
     second[tied] = top[tied]
-    return top, second
+    return top, second, at_top
+
+
+def _top_two_sorted(n: int, ends: np.ndarray, weights: np.ndarray,
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_top_two` of edges sorted by node (``ends`` ascending), by runs: each
+    node's edges are one slice, reduced in place rather than scattered."""
+    top = np.zeros(n, np.int64)
+    second = np.zeros(n, np.int64)
+    starts = np.flatnonzero(np.diff(ends, prepend=-1))  # first edge of each node's run
+    nodes = ends[starts]
+    top[nodes] = np.maximum.reduceat(weights, starts)
+    at_top = weights == np.repeat(top[nodes], np.diff(starts, append=len(ends)))
+    second[nodes] = np.maximum.reduceat(np.where(at_top, 0, weights), starts)
+    tied = np.add.reduceat(at_top.astype(np.int64), starts) > 1
+    second[nodes[tied]] = top[nodes[tied]]
+    return top, second, at_top
 
 
 def _assign(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
