@@ -29,6 +29,7 @@ earlier once a later one is taken: whatever a later item could take, an earlier 
 
 from __future__ import annotations
 
+import bisect
 import heapq
 import itertools
 from collections.abc import Sequence
@@ -468,7 +469,7 @@ def _units_in(rows: np.ndarray, cols: np.ndarray, flow: np.ndarray, u: np.ndarra
 
 
 def choose(tight: list[list[int]], row_free: list[bool], col_free: list[bool],
-            mate_row: list[int], mate_col: list[int]) -> None:
+           mate_row: list[int], mate_col: list[int]) -> None:
     """The rule of ``scorer.lexicographic_choice``, changing ``mate_row``/``mate_col``:
     rows in order, each moved to its earliest tight column (before its own) that an
     alternating rotation allows, then kept. ``row_free``/``col_free``: which may end
@@ -480,67 +481,72 @@ def choose(tight: list[list[int]], row_free: list[bool], col_free: list[bool],
     Steps of a rotation, forwards: a column's owner must move (column -> its row); a row
     takes another tight column (row -> column); a zero-dual row drops out, a free column
     absorbs (-> outside); from outside, a free row comes in or a zero-dual column is let go
-    (outside -> row or column). Kept rows and columns take no part."""
+    (outside -> row or column). Kept rows and columns take no part. Nodes are numbered:
+    rows ``0..rows-1``, then columns, then outside. Which column is reached does not
+    depend on the search's order, so neither does the end (the choice is unique)."""
     rows, cols = len(mate_row), len(mate_col)
+    outside = rows + cols
     by_col: list[list[int]] = [[] for _ in range(cols)]
     for r, line in enumerate(tight):
         for c in line:
             by_col[c].append(r)
     done_row, done_col = [False] * rows, [False] * cols
-    outside = ("z", -1)
+    # rows that may drop out, by number (only later rows are not yet kept); columns not
+    # paired (never kept: a kept column is paired for good)
+    may_drop = [x for x in range(rows) if row_free[x]]
+    unpaired = {y for y in range(cols) if mate_col[y] < 0}
     for r in range(rows):
         mine = mate_row[r]
         wanted = [c for c in tight[r] if not done_col[c] and (mine < 0 or c < mine)]
         if wanted:
-            target = ("c", mine) if mine >= 0 else outside
-            toward = {target: None}  # node -> the next node on its way to the target
-            queue, earliest = [target], ("c", wanted[0])
+            target = rows + mine if mine >= 0 else outside
+            toward = {target: -1}  # node -> the next node on its way to the target
+            queue, earliest = [target], rows + wanted[0]
             for node in queue:
-                for before in _before(node, r, by_col, mate_row, mate_col, row_free,
-                                      col_free, done_row, done_col):
+                if node < rows:  # its column must move it, or it is a free row coming in
+                    own = mate_row[node]
+                    found = [rows + own] if own >= 0 and not done_col[own] else [outside]
+                elif node < outside:  # a row takes it; from outside when it may be let go
+                    k = node - rows
+                    found = [x for x in by_col[k] if x != r and not done_row[x] and
+                             mate_row[x] != k]
+                    if mate_col[k] >= 0 and col_free[k]:
+                        found.append(outside)
+                else:
+                    found = [x for x in may_drop[bisect.bisect_right(may_drop, r):]
+                             if mate_row[x] >= 0] + [rows + y for y in unpaired]
+                for before in found:
                     if before not in toward:
                         toward[before] = node
                         queue.append(before)
                 if earliest in toward:  # nothing earlier to look for
                     break
-            first = next((c for c in wanted if ("c", c) in toward), -1)
+            first = next((c for c in wanted if rows + c in toward), -1)
             if first >= 0:
-                _rotate(r, first, toward, mate_row, mate_col)
+                _rotate(r, first, toward, mate_row, mate_col, unpaired)
         done_row[r] = True
         if mate_row[r] >= 0:
             done_col[mate_row[r]] = True
 
 
-def _before(node: tuple[str, int], r: int, by_col: list[list[int]], mate_row: list[int],
-            mate_col: list[int], row_free: list[bool], col_free: list[bool],
-            done_row: list[bool], done_col: list[bool]) -> list[tuple[str, int]]:
-    """The nodes with a rotation step into ``node`` (see :func:`choose`)."""
-    kind, k = node
-    if kind == "r":  # its column must move it, or it is a free row coming in
-        mine = mate_row[k]
-        return [("c", mine)] if mine >= 0 and not done_col[mine] else [("z", -1)]
-    if kind == "c":  # a row takes it; from outside when it may be let go
-        found = [("r", x) for x in by_col[k] if x != r and not done_row[x] and mate_row[x] != k]
-        if mate_col[k] >= 0 and col_free[k]:
-            found.append(("z", -1))
-        return found
-    return [("r", x) for x in range(len(mate_row)) if x != r and not done_row[x] and
-            mate_row[x] >= 0 and row_free[x]] + [
-        ("c", y) for y in range(len(mate_col)) if not done_col[y] and mate_col[y] < 0]
-
-
-def _rotate(r: int, c: int, toward: dict, mate_row: list[int], mate_col: list[int]) -> None:
-    """Row ``r`` takes column ``c``; each step on the way to the target is applied."""
+def _rotate(r: int, c: int, toward: dict[int, int], mate_row: list[int],
+            mate_col: list[int], unpaired: set[int]) -> None:
+    """Row ``r`` takes column ``c``; each step on the way to the target is applied
+    (nodes numbered as in :func:`choose`; ``unpaired`` kept up to date)."""
+    rows = len(mate_row)
+    outside = rows + len(mate_col)
     mate_row[r], mate_col[c] = c, r
-    node = ("c", c)
-    while (after := toward[node]) is not None:  # None: the target, r's old column or outside
-        kind, k = node
-        if kind == "r" and after[0] == "c":  # the row takes the next column
-            mate_row[k], mate_col[after[1]] = after[1], k
-        elif kind == "r":  # the row drops out
-            mate_row[k] = -1
-        elif kind == "z" and after[0] == "c":  # a zero-dual column is let go
-            mate_col[after[1]] = -1
+    unpaired.discard(c)
+    node = rows + c
+    while (after := toward[node]) >= 0:  # -1: the target, r's old column or outside
+        if node < rows and rows <= after < outside:  # the row takes the next column
+            mate_row[node], mate_col[after - rows] = after - rows, node
+            unpaired.discard(after - rows)
+        elif node < rows:  # the row drops out
+            mate_row[node] = -1
+        elif node == outside and rows <= after:  # a zero-dual column is let go
+            mate_col[after - rows] = -1
+            unpaired.add(after - rows)
         node = after  # a column's owner moving on, a free column or row: nothing to write
 
 
