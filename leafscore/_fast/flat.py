@@ -352,11 +352,15 @@ def forced_pairs_2_1(walker: Any, specs: list[tuple], sig_left: list[str],
     if not tuning.TUNING.lexi_forced or fields > tuning.TUNING.lexi_forced_fields_max or \
             not all(leaf.compare != "mix" and walker.hashable(leaf) for leaf, *_ in specs):
         return []
-    count_left = collections.Counter(sig_left)
-    count_right = collections.Counter(sig_right)
-    at_right = {sig: k for k, sig in enumerate(sig_right) if count_right[sig] == 1 and sig}
-    pairs = [(k, at_right[sig]) for k, sig in enumerate(sig_left)
-             if count_left[sig] == 1 and sig in at_right]
+    # signatures held once on each side, by set operations in C
+    at_left = dict(zip(sig_left, range(len(sig_left)), strict=True))
+    at_right = dict(zip(sig_right, range(len(sig_right)), strict=True))
+    alike = at_left.keys() & at_right.keys()
+    alike.discard("")
+    for sigs, at in ((sig_left, at_left), (sig_right, at_right)):
+        if len(at) < len(sigs):  # some signature repeats
+            alike -= {sig for sig, many in collections.Counter(sigs).items() if many > 1}
+    pairs = sorted((at_left[sig], at_right[sig]) for sig in alike)
     if not pairs:
         return []
     ids_left = np.full((fields, len(sig_left)), -1, np.int64)

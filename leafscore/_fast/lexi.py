@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import bisect
 import heapq
-import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -193,35 +192,33 @@ def expand(left_groups: Sequence[Sequence[int]], right_groups: Sequence[Sequence
     in order, the next free items of their result groups (the item-level rule, see the
     module text). ``*_groups`` hold each group's item positions in canonical order.
     Returns (label position, result position) pairs sorted by label position."""
-    taken = [0] * len(right_groups)
+    taken = [0] * len(right_groups)  # items of each result group given so far
+    given: dict[int, int] = {}  # items of each label group given so far
     out = []
-    by_row: dict[int, list[int]] = {}
-    for g, h in sorted(flows):
-        by_row.setdefault(g, []).append(h)
-    for g, hs in sorted(by_row.items()):
-        items = iter(left_groups[g])
-        for h in hs:
-            many = flows[g, h]
-            start = taken[h]
-            taken[h] += many
-            out += zip(itertools.islice(items, many), right_groups[h][start:start + many],
+    for g, h in sorted(flows):  # label groups in order, each its result groups in order
+        many, start, at = flows[g, h], taken[h], given.get(g, 0)
+        if many == 1:  # most flows: one item of each
+            out.append((left_groups[g][at], right_groups[h][start]))
+        else:
+            out += zip(left_groups[g][at:at + many], right_groups[h][start:start + many],
                        strict=True)
+        taken[h], given[g] = start + many, at + many
     return sorted(out)
 
 
 def runs(signatures: Sequence[str], texts: Sequence[str]) -> list[list[int]]:
     """Positions sorted by (signature, text, position), cut where (signature, text)
     changes."""
-    order = sorted(range(len(signatures)), key=lambda k: (signatures[k], texts[k], k))
+    # tuples compared in C, not a key function called per position
+    order = sorted(zip(signatures, texts, range(len(signatures)), strict=True))
     out: list[list[int]] = []
     last = None
-    for k in order:
-        key = (signatures[k], texts[k])
-        if key == last:
+    for signature, text, k in order:
+        if (signature, text) == last:
             out[-1].append(k)
         else:
             out.append([k])
-            last = key
+            last = (signature, text)
     return out
 
 
