@@ -360,9 +360,12 @@ def forced_pairs_2_1(walker: Any, specs: list[tuple], sig_left: list[str],
     for sigs, at in ((sig_left, at_left), (sig_right, at_right)):
         if len(at) < len(sigs):  # some signature repeats
             alike -= {sig for sig, many in collections.Counter(sigs).items() if many > 1}
-    pairs = sorted((at_left[sig], at_right[sig]) for sig in alike)
-    if not pairs:
+    if not alike:
         return []
+    rows = np.fromiter(map(at_left.__getitem__, alike), np.int64, len(alike))
+    cols = np.fromiter(map(at_right.__getitem__, alike), np.int64, len(alike))  # same order
+    order = np.argsort(rows)
+    rows, cols = rows[order], cols[order]
     ids_left = np.full((fields, len(sig_left)), -1, np.int64)
     ids_right = np.full((fields, len(sig_right)), -1, np.int64)
     for b, (leaf, *_) in enumerate(specs):
@@ -374,12 +377,10 @@ def forced_pairs_2_1(walker: Any, specs: list[tuple], sig_left: list[str],
                                   np.int64, len(sig_left))
         ids_right[b] = np.fromiter(map(numbers.get, reads_right[b], itertools.repeat(-2)),
                                    np.int64, len(sig_right))
-    rows = np.array([k for k, _ in pairs])
-    cols = np.array([k for _, k in pairs])
     stated = (ids_left[:, rows] >= 0).sum(axis=0)
     forced = _most_shared(ids_left[:, rows], ids_right) + \
         _most_shared(ids_right[:, cols], ids_left) < stated
-    return [pair for pair, kept in zip(pairs, forced.tolist(), strict=True) if kept]
+    return list(zip(rows[forced].tolist(), cols[forced].tolist(), strict=True))
 
 
 def _most_shared(mine: np.ndarray, others: np.ndarray) -> np.ndarray:
