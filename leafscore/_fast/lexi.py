@@ -132,12 +132,13 @@ def _top_two_sorted(n: int, ends: np.ndarray, weights: np.ndarray,
     node's edges are one slice, reduced in place rather than scattered."""
     top = np.zeros(n, np.int64)
     second = np.zeros(n, np.int64)
-    starts = np.flatnonzero(np.diff(ends, prepend=-1))  # first edge of each node's run
-    nodes = ends[starts]
+    bounds = np.searchsorted(ends, np.arange(n + 1))  # each node's slice of the edges
+    nodes = np.flatnonzero(bounds[1:] > bounds[:-1])
+    starts = bounds[nodes]
     top[nodes] = np.maximum.reduceat(weights, starts)
-    at_top = weights == np.repeat(top[nodes], np.diff(starts, append=len(ends)))
+    at_top = weights == top[ends]
     second[nodes] = np.maximum.reduceat(np.where(at_top, 0, weights), starts)
-    tied = np.add.reduceat(at_top.astype(np.int64), starts) > 1
+    tied = np.add.reduceat(at_top, starts, dtype=np.int64) > 1
     second[nodes[tied]] = top[nodes[tied]]
     return top, second, at_top
 
