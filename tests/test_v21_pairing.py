@@ -97,10 +97,10 @@ def test_both_engines_give_the_same_verdicts_row_for_row_under_every_forced_path
     expected = scorer.score(result, schema, label, version="2.1").to_dict(verdicts=True)
     for forced in ({}, {"flat": False}, {"lexi_small_units": 0},
                    {"lexi_units_max": 0, "lexi_small_units": 0},
+                   {"lexi_dominant": False, "lexi_small_units": 0},
                    {"lexi_greedy": False, "lexi_small_units": 0},
                    {"lexi_subset_min": 0, "lexi_small_units": 0},
-                   {"lexi_forced": False, "lexi_small_units": 0},
-                   {"lexi_dominant": False, "lexi_small_units": 0}):
+                   {"lexi_forced": False, "lexi_small_units": 0}):
         with _fast.tuned(**forced):
             got = _fast.score(result, schema, label, version="2.1").to_dict(verdicts=True)
         assert got == expected, forced
