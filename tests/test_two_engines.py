@@ -47,7 +47,7 @@ FORCED: tuple[dict, ...] = (
     {"lazy_leaves_min": 0}, {"flat": False, "lazy_leaves_min": 0},
     *({choice: value, "lexi_small_units": 0} for choice, value in (
         ("lexi_units_max", 0), ("lexi_greedy", False), ("lexi_subset_min", 0),
-        ("lexi_forced", False), ("lexi_forced_fields_max", 2))))
+        ("lexi_forced", False), ("lexi_forced_fields_max", 2), ("lexi_dominant", False))))
 FORCED_IDS = [",".join(f"{k}={v}" for k, v in f.items()) or "default" for f in FORCED]
 PROPERTY = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])

@@ -97,6 +97,7 @@ def test_both_engines_give_the_same_verdicts_row_for_row_under_every_forced_path
     expected = scorer.score(result, schema, label, version="2.1").to_dict(verdicts=True)
     for forced in ({}, {"flat": False}, {"lexi_small_units": 0},
                    {"lexi_units_max": 0, "lexi_small_units": 0},
+                   {"lexi_dominant": False, "lexi_small_units": 0},
                    {"lexi_greedy": False, "lexi_small_units": 0},
                    {"lexi_subset_min": 0, "lexi_small_units": 0},
                    {"lexi_forced": False, "lexi_small_units": 0},
@@ -228,6 +229,7 @@ def test_pairs_every_best_assignment_makes_taken_out_first_change_nothing(seed):
     schema, label, result = overlapping_rows(rng, rng.choice([8, 30, 80]))
     expected = scorer.score(result, schema, label, version="2.1").to_dict(verdicts=True)
     for forced in ({}, {"lexi_small_units": 0}, {"lexi_forced": False, "lexi_small_units": 0},
+                   {"lexi_dominant": False, "lexi_small_units": 0},
                    {"lexi_subset_min": 0, "lexi_greedy": False, "lexi_small_units": 0}):
         with _fast.tuned(**forced):
             assert _fast.score(result, schema, label, version="2.1").to_dict(

@@ -352,47 +352,68 @@ def forced_pairs_2_1(walker: Any, specs: list[tuple], sig_left: list[str],
     if not tuning.TUNING.lexi_forced or fields > tuning.TUNING.lexi_forced_fields_max or \
             not all(leaf.compare != "mix" and walker.hashable(leaf) for leaf, *_ in specs):
         return []
-    count_left = collections.Counter(sig_left)
-    count_right = collections.Counter(sig_right)
-    at_right = {sig: k for k, sig in enumerate(sig_right) if count_right[sig] == 1 and sig}
-    pairs = [(k, at_right[sig]) for k, sig in enumerate(sig_left)
-             if count_left[sig] == 1 and sig in at_right]
-    if not pairs:
+    # signatures held once on each side, by set operations in C
+    at_left = dict(zip(sig_left, range(len(sig_left)), strict=True))
+    at_right = dict(zip(sig_right, range(len(sig_right)), strict=True))
+    alike = at_left.keys() & at_right.keys()
+    alike.discard("")
+    for sigs, at in ((sig_left, at_left), (sig_right, at_right)):
+        if len(at) < len(sigs):  # some signature repeats
+            alike -= {sig for sig, many in collections.Counter(sigs).items() if many > 1}
+    if not alike:
         return []
+    rows = np.fromiter(map(at_left.__getitem__, alike), np.int64, len(alike))
+    cols = np.fromiter(map(at_right.__getitem__, alike), np.int64, len(alike))  # same order
+    order = np.argsort(rows)
+    rows, cols = rows[order], cols[order]
     ids_left = np.full((fields, len(sig_left)), -1, np.int64)
     ids_right = np.full((fields, len(sig_right)), -1, np.int64)
     for b, (leaf, *_) in enumerate(specs):
         if set(map(TAG, reads_left[b])) - {None, leaf.compare}:
             return []  # a label fault: a key under another comparison
         numbers: dict[tuple, int] = {EMPTY_READ: -1}
-        ids_left[b] = [numbers.setdefault(got, len(numbers)) for got in reads_left[b]]
-        ids_right[b] = [numbers.get(got, -2) for got in reads_right[b]]
-    rows = np.array([k for k, _ in pairs])
-    cols = np.array([k for _, k in pairs])
+        # equal reads one id (a new read's position), numbered in C
+        ids_left[b] = np.fromiter(map(numbers.setdefault, reads_left[b], itertools.count()),
+                                  np.int64, len(sig_left))
+        ids_right[b] = np.fromiter(map(numbers.get, reads_right[b], itertools.repeat(-2)),
+                                   np.int64, len(sig_right))
     stated = (ids_left[:, rows] >= 0).sum(axis=0)
     forced = _most_shared(ids_left[:, rows], ids_right) + \
         _most_shared(ids_right[:, cols], ids_left) < stated
-    return [pair for pair, kept in zip(pairs, forced.tolist(), strict=True) if kept]
+    return list(zip(rows[forced].tolist(), cols[forced].tolist(), strict=True))
 
 
 def _most_shared(mine: np.ndarray, others: np.ndarray) -> np.ndarray:
     """For each column of ``mine`` (a field x item array of key ids, -1 empty), a bound on
     the keys it shares with any column of ``others`` besides the one alike item (which
     shares all of them; a key id below 0 matches nothing): the most found from two up,
-    else 1 (a column sharing none counts as sharing one: the bound stays safe)."""
+    else 1 (a column sharing none counts as sharing one: the bound stays safe).
+
+    Only what could match is compared: a field of a column counts only when its key is
+    held by two columns of ``others`` (the alike one and another), and a column of
+    ``others`` only when each of its keys in the fields tried is such a key of a column
+    still open; neither filter drops a match."""
     fields, n = mine.shape
     most = np.ones(n, np.int64)
+    span = int(max(mine.max(initial=0), others.max(initial=0))) + 1
+    held = [np.bincount(row[row >= 0], minlength=span) for row in others]
+    multi = np.array([(row >= 0) & (count[np.maximum(row, 0)] >= 2)
+                      for row, count in zip(mine, held, strict=True)])
     for size in range(2, fields + 1):
         open_ = most == size - 1  # shares size - 1: may share size
         if not open_.any():
             break
-        for subset in itertools.combinations(range(fields), size):
-            have = open_ & (mine[list(subset)] >= 0).all(axis=0)
-            there = (others[list(subset)] >= 0).all(axis=0)
+        wanted = [np.bincount(row[open_ & many], minlength=span) > 0
+                  for row, many in zip(mine, multi, strict=True)]
+        rivals = np.array([(row >= 0) & keys[np.maximum(row, 0)]
+                           for row, keys in zip(others, wanted, strict=True)])
+        for subset in map(list, itertools.combinations(range(fields), size)):
+            have = open_ & multi[subset].all(axis=0)
+            there = rivals[subset].all(axis=0)
             if not have.any() or not there.any():
                 continue
-            codes = _codes(np.concatenate((mine[list(subset)][:, have],
-                                           others[list(subset)][:, there]), axis=1))
+            codes = _codes(np.concatenate((mine[subset][:, have], others[subset][:, there]),
+                                          axis=1))
             split = int(have.sum())
             counts = np.bincount(codes[split:], minlength=int(codes.max()) + 1)
             found = np.flatnonzero(have)[counts[codes[:split]] > 1]  # the alike one, another
@@ -584,13 +605,13 @@ def flat_graph(walker: Any, specs: list[tuple], left: list[list], right: list[li
     masks_left, masks_right = np.zeros(rows, np.uint64), np.zeros(cols, np.uint64)
     loose: list[tuple[scorer.Leaf, str, list, list]] = []  # (leaf, tag, label, result)
     for b, ((leaf, member, _, _), column) in enumerate(zip(specs, left, strict=True)):
-        numbers: dict[tuple, int] = {}  # equal reads <=> equal (tag, key)
-        near = {got[0] for got in column if got is not EMPTY_READ and not
-                walker.comparators[got[0]].hashable(leaf.options)}  # loose tags
-        ids = np.array([-1 if got is EMPTY_READ or got[0] in near else
-                        numbers.setdefault(got, len(numbers)) for got in column], np.int64)
-        masks_left[[r for r, got in enumerate(column) if got is not EMPTY_READ]] |= \
-            np.uint64(1 << b)
+        stated = set(map(TAG, column))
+        stated.discard(None)
+        near = {tag for tag in stated  # loose tags
+                if not walker.comparators[tag].hashable(leaf.options)}
+        ids, numbers = _key_ids(column, near)
+        masks_left[np.fromiter(map(operator.is_not, column, itertools.repeat(EMPTY_READ)),
+                               bool, rows)] |= np.uint64(1 << b)
         for tag in sorted(near):  # found by reach, not by key
             loose.append((leaf, tag, [(r, got[1]) for r, got in enumerate(column)
                                       if got is not EMPTY_READ and got[0] == tag],
@@ -600,11 +621,9 @@ def flat_graph(walker: Any, specs: list[tuple], left: list[list], right: list[li
         found = np.flatnonzero(ids >= 0)
         label_rows.append(found)
         label_ids.append(ids[found] + size)
-        tags = sorted({got[0] for got in numbers})
+        tags = sorted(stated - near)
         column = right[b]
-        only = tags[0] if len(tags) == 1 else None
-        ids = np.array([-2 if got is EMPTY_READ else numbers.get(got, -1)
-                        if got[0] == only else -3 for got in column], np.int64)
+        ids = _result_ids(column, numbers, tags[0] if len(tags) == 1 else None)
         masks_right[ids != -2] |= np.uint64(1 << b)
         others = np.flatnonzero(ids == -3)  # read under another tag than the label's
         ids[others] = -1
@@ -626,7 +645,7 @@ def flat_graph(walker: Any, specs: list[tuple], left: list[list], right: list[li
                     extra_ids.append(number + size)
         result_rows.append(np.array(extra_rows, np.int64))
         result_ids.append(np.array(extra_ids, np.int64))
-        size += len(numbers)
+        size += rows + 1  # ids of this field are below rows + 1
     for leaf, tag, label_values, result_values in loose:  # each near pair its own key id
         near_pairs = sorted(walker.near(leaf, tag, label_values, result_values))
         ids = np.arange(size, size + len(near_pairs), dtype=np.int64)
@@ -649,6 +668,38 @@ def flat_graph(walker: Any, specs: list[tuple], left: list[list], right: list[li
     if len(graph[1]) == rows:  # dummy slots only
         return None
     return graph, masks_left, masks_right
+
+
+def _key_ids(column: list[tuple], near: set[str]) -> tuple[np.ndarray, dict[tuple, int]]:
+    """Key ids of a column of label reads, and {read: id}: equal reads (equal tag and
+    key) share one id, each id below ``len(column) + 1``; -1 for an empty read or one
+    under a loose tag (``near``, found by reach instead)."""
+    numbers: dict[tuple, int] = {EMPTY_READ: -1}
+    if near:
+        ids = np.array([-1 if got[0] in near else numbers.setdefault(got, len(numbers))
+                        for got in column], np.int64)
+    else:  # a new read takes its position as its id: numbered in C, not one by one
+        ids = np.fromiter(map(numbers.setdefault, column, itertools.count()), np.int64,
+                          len(column))
+    del numbers[EMPTY_READ]
+    return ids, numbers
+
+
+def _result_ids(column: list[tuple], numbers: dict[tuple, int], only: str | None,
+                ) -> np.ndarray:
+    """Per result read of ``column``: -2 when empty, -3 when read under another tag
+    than ``only`` (the label column's one keyed tag; None when it has several or none),
+    else the id of the equal label read in ``numbers``, or -1 when no label read is."""
+    numbers[EMPTY_READ] = -2
+    try:
+        ids = np.fromiter(map(numbers.get, column, itertools.repeat(-1)), np.int64,
+                          len(column))
+    finally:
+        del numbers[EMPTY_READ]
+    elsewhere = np.fromiter(map(operator.ne, map(TAG, column), itertools.repeat(only)),
+                            bool, len(column))
+    ids[elsewhere & (ids != -2)] = -3
+    return ids
 
 
 def join_counts(rows: int, cols: int, label_rows: np.ndarray, label_ids: np.ndarray,

@@ -29,8 +29,8 @@ earlier once a later one is taken: whatever a later item could take, an earlier 
 
 from __future__ import annotations
 
+import bisect
 import heapq
-import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -52,11 +52,100 @@ def assign(row_sizes: Sequence[int], col_sizes: Sequence[int], rows: np.ndarray,
     Steps 1 and 2 run on a subset of the edges first (each group's edges worth at least
     half its best, :func:`_start`); edges the duals found there do not cover join the
     subset and the steps run again, until the duals cover every edge, which certifies
-    the flow for the whole graph."""
+    the flow for the whole graph. Before them, edges every best assignment uses
+    (:func:`_dominant`, ``tuning.TUNING.lexi_dominant``) are taken out with their two
+    items, round after round; the steps run on what is left."""
     if not len(weights):
         return {}
     p = np.asarray(row_sizes, np.int64)
     q = np.asarray(col_sizes, np.int64)
+    if not tuning.TUNING.lexi_dominant:
+        return _assign(p, q, rows, cols, weights)
+    found: Flows = {}
+    while True:  # each round's pairs may leave others dominant among what is left
+        dominant = _dominant(p, q, rows, cols, weights)
+        if not dominant.any():
+            break
+        found.update(dict.fromkeys(zip(rows[dominant].tolist(), cols[dominant].tolist(),
+                                       strict=True), 1))
+        left = np.ones(len(p), bool)
+        left[rows[dominant]] = False
+        right = np.ones(len(q), bool)
+        right[cols[dominant]] = False
+        rest = left[rows] & right[cols]
+        rows, cols, weights = rows[rest], cols[rest], weights[rest]
+    if not len(weights):
+        return found
+    # the rest solved on the groups it still touches, numbered anew (same order)
+    row_ids, rows = np.unique(rows, return_inverse=True)
+    col_ids, cols = np.unique(cols, return_inverse=True)
+    rest = _assign(p[row_ids], q[col_ids], rows.reshape(-1), cols.reshape(-1), weights)
+    found.update({(int(row_ids[g]), int(col_ids[h])): many for (g, h), many in rest.items()})
+    return found
+
+
+def _dominant(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+              weights: np.ndarray) -> np.ndarray:
+    """Which edges every best assignment uses because they outweigh the best other edge
+    of their label group and the best other edge of their result group together: a
+    single label item and a single result item (groups of one) whose edge ``w`` exceeds
+    ``a + b``, ``a`` the most any other edge of the label item weighs (0 if none), ``b``
+    likewise at the result item. Edges as for :func:`assign`; returns a mask of them.
+
+    Why: an assignment without such an edge pairs the label item with some ``R'`` (worth
+    at most ``a``) or not, and the result item with some ``L'`` (at most ``b``) or not;
+    dropping those two pairs and taking the edge gains ``w - a - b > 0``, so it was not
+    best. Every best assignment thus holds the edge, and the lexicographic choice among
+    them is the rest's: the label item's only allowed partner is its own. At most one
+    such edge per item (it is its item's unique heaviest); a group of several alike items
+    has an alike rival of equal weight, so none of its edges qualifies."""
+    _, second_row, at_top = _top_two_sorted(len(p), rows, weights)
+    top_col, second_col, _ = _top_two(len(q), cols, weights)
+    k = np.flatnonzero(at_top)  # the rest only where an item's heaviest edge is
+    r, c, w = rows[k], cols[k], weights[k]
+    # weights are below 2**62, so the sum of two fits int64
+    keep = (w == top_col[c]) & (w > second_row[r] + second_col[c]) & (p[r] == 1) & \
+        (q[c] == 1)
+    found = np.zeros(len(weights), bool)
+    found[k[keep]] = True
+    return found
+
+
+def _top_two(n: int, ends: np.ndarray, weights: np.ndarray,
+             ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per node ``0..n-1``, the heaviest of its edges (``ends``: each edge's node) and the
+    heaviest of the others once one heaviest is set aside (0 where there is none; a tie
+    for heaviest gives the heaviest twice); and which edges are their node's heaviest."""
+    top = np.zeros(n, np.int64)
+    np.maximum.at(top, ends, weights)
+    at_top = weights == top[ends]
+    second = np.zeros(n, np.int64)
+    np.maximum.at(second, ends, np.where(at_top, 0, weights))
+    tied = np.bincount(ends[at_top], minlength=n) > 1
+    second[tied] = top[tied]
+    return top, second, at_top
+
+
+def _top_two_sorted(n: int, ends: np.ndarray, weights: np.ndarray,
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_top_two` of edges sorted by node (``ends`` ascending), by runs: each
+    node's edges are one slice, reduced in place rather than scattered."""
+    top = np.zeros(n, np.int64)
+    second = np.zeros(n, np.int64)
+    bounds = np.searchsorted(ends, np.arange(n + 1))  # each node's slice of the edges
+    nodes = np.flatnonzero(bounds[1:] > bounds[:-1])
+    starts = bounds[nodes]
+    top[nodes] = np.maximum.reduceat(weights, starts)
+    at_top = weights == top[ends]
+    second[nodes] = np.maximum.reduceat(np.where(at_top, 0, weights), starts)
+    tied = np.add.reduceat(at_top, starts, dtype=np.int64) > 1
+    second[nodes[tied]] = top[nodes[tied]]
+    return top, second, at_top
+
+
+def _assign(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+            weights: np.ndarray) -> Flows:
+    """:func:`assign`'s steps 1-3 on these edges (none taken out first)."""
     keep = _start(len(p), len(q), rows, cols, weights)
     while True:
         sub = np.flatnonzero(keep)
@@ -104,35 +193,33 @@ def expand(left_groups: Sequence[Sequence[int]], right_groups: Sequence[Sequence
     in order, the next free items of their result groups (the item-level rule, see the
     module text). ``*_groups`` hold each group's item positions in canonical order.
     Returns (label position, result position) pairs sorted by label position."""
-    taken = [0] * len(right_groups)
+    taken = [0] * len(right_groups)  # items of each result group given so far
+    given: dict[int, int] = {}  # items of each label group given so far
     out = []
-    by_row: dict[int, list[int]] = {}
-    for g, h in sorted(flows):
-        by_row.setdefault(g, []).append(h)
-    for g, hs in sorted(by_row.items()):
-        items = iter(left_groups[g])
-        for h in hs:
-            many = flows[g, h]
-            start = taken[h]
-            taken[h] += many
-            out += zip(itertools.islice(items, many), right_groups[h][start:start + many],
+    for g, h in sorted(flows):  # label groups in order, each its result groups in order
+        many, start, at = flows[g, h], taken[h], given.get(g, 0)
+        if many == 1:  # most flows: one item of each
+            out.append((left_groups[g][at], right_groups[h][start]))
+        else:
+            out += zip(left_groups[g][at:at + many], right_groups[h][start:start + many],
                        strict=True)
+        taken[h], given[g] = start + many, at + many
     return sorted(out)
 
 
 def runs(signatures: Sequence[str], texts: Sequence[str]) -> list[list[int]]:
     """Positions sorted by (signature, text, position), cut where (signature, text)
     changes."""
-    order = sorted(range(len(signatures)), key=lambda k: (signatures[k], texts[k], k))
+    # tuples compared in C, not a key function called per position
+    order = sorted(zip(signatures, texts, range(len(signatures)), strict=True))
     out: list[list[int]] = []
     last = None
-    for k in order:
-        key = (signatures[k], texts[k])
-        if key == last:
+    for signature, text, k in order:
+        if (signature, text) == last:
             out[-1].append(k)
         else:
             out.append([k])
-            last = key
+            last = (signature, text)
     return out
 
 
@@ -380,7 +467,7 @@ def _units_in(rows: np.ndarray, cols: np.ndarray, flow: np.ndarray, u: np.ndarra
 
 
 def choose(tight: list[list[int]], row_free: list[bool], col_free: list[bool],
-            mate_row: list[int], mate_col: list[int]) -> None:
+           mate_row: list[int], mate_col: list[int]) -> None:
     """The rule of ``scorer.lexicographic_choice``, changing ``mate_row``/``mate_col``:
     rows in order, each moved to its earliest tight column (before its own) that an
     alternating rotation allows, then kept. ``row_free``/``col_free``: which may end
@@ -392,67 +479,72 @@ def choose(tight: list[list[int]], row_free: list[bool], col_free: list[bool],
     Steps of a rotation, forwards: a column's owner must move (column -> its row); a row
     takes another tight column (row -> column); a zero-dual row drops out, a free column
     absorbs (-> outside); from outside, a free row comes in or a zero-dual column is let go
-    (outside -> row or column). Kept rows and columns take no part."""
+    (outside -> row or column). Kept rows and columns take no part. Nodes are numbered:
+    rows ``0..rows-1``, then columns, then outside. Which column is reached does not
+    depend on the search's order, so neither does the end (the choice is unique)."""
     rows, cols = len(mate_row), len(mate_col)
+    outside = rows + cols
     by_col: list[list[int]] = [[] for _ in range(cols)]
     for r, line in enumerate(tight):
         for c in line:
             by_col[c].append(r)
     done_row, done_col = [False] * rows, [False] * cols
-    outside = ("z", -1)
+    # rows that may drop out, by number (only later rows are not yet kept); columns not
+    # paired (never kept: a kept column is paired for good)
+    may_drop = [x for x in range(rows) if row_free[x]]
+    unpaired = {y for y in range(cols) if mate_col[y] < 0}
     for r in range(rows):
         mine = mate_row[r]
         wanted = [c for c in tight[r] if not done_col[c] and (mine < 0 or c < mine)]
         if wanted:
-            target = ("c", mine) if mine >= 0 else outside
-            toward = {target: None}  # node -> the next node on its way to the target
-            queue, earliest = [target], ("c", wanted[0])
+            target = rows + mine if mine >= 0 else outside
+            toward = {target: -1}  # node -> the next node on its way to the target
+            queue, earliest = [target], rows + wanted[0]
             for node in queue:
-                for before in _before(node, r, by_col, mate_row, mate_col, row_free,
-                                      col_free, done_row, done_col):
+                if node < rows:  # its column must move it, or it is a free row coming in
+                    own = mate_row[node]
+                    found = [rows + own] if own >= 0 and not done_col[own] else [outside]
+                elif node < outside:  # a row takes it; from outside when it may be let go
+                    k = node - rows
+                    found = [x for x in by_col[k] if x != r and not done_row[x] and
+                             mate_row[x] != k]
+                    if mate_col[k] >= 0 and col_free[k]:
+                        found.append(outside)
+                else:
+                    found = [x for x in may_drop[bisect.bisect_right(may_drop, r):]
+                             if mate_row[x] >= 0] + [rows + y for y in unpaired]
+                for before in found:
                     if before not in toward:
                         toward[before] = node
                         queue.append(before)
                 if earliest in toward:  # nothing earlier to look for
                     break
-            first = next((c for c in wanted if ("c", c) in toward), -1)
+            first = next((c for c in wanted if rows + c in toward), -1)
             if first >= 0:
-                _rotate(r, first, toward, mate_row, mate_col)
+                _rotate(r, first, toward, mate_row, mate_col, unpaired)
         done_row[r] = True
         if mate_row[r] >= 0:
             done_col[mate_row[r]] = True
 
 
-def _before(node: tuple[str, int], r: int, by_col: list[list[int]], mate_row: list[int],
-            mate_col: list[int], row_free: list[bool], col_free: list[bool],
-            done_row: list[bool], done_col: list[bool]) -> list[tuple[str, int]]:
-    """The nodes with a rotation step into ``node`` (see :func:`choose`)."""
-    kind, k = node
-    if kind == "r":  # its column must move it, or it is a free row coming in
-        mine = mate_row[k]
-        return [("c", mine)] if mine >= 0 and not done_col[mine] else [("z", -1)]
-    if kind == "c":  # a row takes it; from outside when it may be let go
-        found = [("r", x) for x in by_col[k] if x != r and not done_row[x] and mate_row[x] != k]
-        if mate_col[k] >= 0 and col_free[k]:
-            found.append(("z", -1))
-        return found
-    return [("r", x) for x in range(len(mate_row)) if x != r and not done_row[x] and
-            mate_row[x] >= 0 and row_free[x]] + [
-        ("c", y) for y in range(len(mate_col)) if not done_col[y] and mate_col[y] < 0]
-
-
-def _rotate(r: int, c: int, toward: dict, mate_row: list[int], mate_col: list[int]) -> None:
-    """Row ``r`` takes column ``c``; each step on the way to the target is applied."""
+def _rotate(r: int, c: int, toward: dict[int, int], mate_row: list[int],
+            mate_col: list[int], unpaired: set[int]) -> None:
+    """Row ``r`` takes column ``c``; each step on the way to the target is applied
+    (nodes numbered as in :func:`choose`; ``unpaired`` kept up to date)."""
+    rows = len(mate_row)
+    outside = rows + len(mate_col)
     mate_row[r], mate_col[c] = c, r
-    node = ("c", c)
-    while (after := toward[node]) is not None:  # None: the target, r's old column or outside
-        kind, k = node
-        if kind == "r" and after[0] == "c":  # the row takes the next column
-            mate_row[k], mate_col[after[1]] = after[1], k
-        elif kind == "r":  # the row drops out
-            mate_row[k] = -1
-        elif kind == "z" and after[0] == "c":  # a zero-dual column is let go
-            mate_col[after[1]] = -1
+    unpaired.discard(c)
+    node = rows + c
+    while (after := toward[node]) >= 0:  # -1: the target, r's old column or outside
+        if node < rows and rows <= after < outside:  # the row takes the next column
+            mate_row[node], mate_col[after - rows] = after - rows, node
+            unpaired.discard(after - rows)
+        elif node < rows:  # the row drops out
+            mate_row[node] = -1
+        elif node == outside and rows <= after:  # a zero-dual column is let go
+            mate_col[after - rows] = -1
+            unpaired.add(after - rows)
         node = after  # a column's owner moving on, a free column or row: nothing to write
 
 

@@ -33,6 +33,9 @@ class Tuning:
     group's better edges first, then on any edge its duals leave uncovered;
     ``lexi_forced``: take out first the flat pairs every best 2.1 assignment makes
     (``flat.forced_pairs_2_1``), for items of at most ``lexi_forced_fields_max`` fields;
+    ``lexi_dominant``: take out first, round after round, the group edges that outweigh
+    the best other edges of both their items together (``lexi._dominant``), before
+    2.1's best assignment is solved on the rest;
     ``lexi_small_units``: label x result items of an array up to which 2.1's choice is
     made in plain Python on the items (``flat.assign_items``: the definition's
     ``scorer.best_matching``, then ``lexi.choose``; no forced pairs, no numpy, whose
@@ -63,6 +66,7 @@ class Tuning:
     lexi_greedy: bool = True
     lexi_subset_min: int = 1_000_000
     lexi_forced: bool = True
+    lexi_dominant: bool = True
     lexi_forced_fields_max: int = 6
     lexi_small_units: int = 20_000
     lazy_nested: bool = True
