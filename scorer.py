@@ -2125,14 +2125,14 @@ def read_file_bytes(path: str | os.PathLike[str], *, source: str | None = None,
         try:
             info = os.fstat(fd)
             _check_file(info, source, max_bytes)
-        except BaseException:
+            # the size found, not the limit (max_bytes + 1 would allocate 64 MiB a file);
+            # a file grown after fstat is read on, up to the limit
+            data, want = b"", info.st_size + 1
+            while len(data) <= max_bytes and (chunk := os.read(fd, want - len(data))):
+                data += chunk
+                want = max_bytes + 1 if len(data) >= want else want
+        finally:
             os.close(fd)
-            raise
-        with os.fdopen(fd, "rb") as file:  # closes fd
-            # the size found, not the limit: read(max_bytes + 1) would allocate 64 MiB
-            data = file.read(info.st_size + 1)
-            if len(data) > info.st_size:  # grew after fstat: read on, up to the limit
-                data += file.read(max_bytes + 1 - len(data))
     except FileNotFoundError:
         raise InputError(source, "", "no such file") from None
     except OSError as exc:
