@@ -25,7 +25,6 @@ import re
 import stat
 import statistics
 import sys
-import tomllib
 import unicodedata
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
@@ -222,10 +221,8 @@ class Options:
 
     def to_dict(self) -> dict[str, Any]:
         """Every option's resolved value, as JSON."""
-        out = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        if out["date_formats"] is not None:
-            out["date_formats"] = list(out["date_formats"])
-        return out
+        return {f.name: list(value) if isinstance(value := getattr(self, f.name), tuple)
+                else value for f in dataclasses.fields(self)}
 
     @property
     def tolerant(self) -> bool:
@@ -236,11 +233,12 @@ class Options:
 # ===== 3. Canonical values (spec 2.0 §3, §7 "Values") =====================================
 # One function per comparison kind: a JSON scalar's canonical value, None if unreadable so.
 
+
 def is_empty(value: Any) -> bool:
     """Whether ``value`` states nothing: None, blank text, a container of such (spec 2.0 §3)."""
     if isinstance(value, str):
         return not value.strip()
-    if not isinstance(value, dict | list | tuple):
+    if not isinstance(value, (dict, list, tuple)):  # a tuple of types: faster than a union
         return value is None
     stack = [value]
     while stack:
@@ -250,7 +248,7 @@ def is_empty(value: Any) -> bool:
                 return False
         elif isinstance(item, dict):
             stack.extend(item.values())
-        elif isinstance(item, list | tuple):
+        elif isinstance(item, (list, tuple)):
             stack.extend(item)
         elif item is not None:
             return False
@@ -924,23 +922,23 @@ class Walker:
         """The key of ``value`` under ``tag``; None if unreadable so (a container: JSON only)."""
         if tag == "json":
             return canon_exact(value)
-        return None if isinstance(value, dict | list) else \
+        return None if isinstance(value, (dict, list)) else \
             self.comparators[tag].canon(value, leaf.options)
 
     def read_leaf(self, leaf: Leaf, value: Any) -> Read:
         """A leaf's value as a label's (spec 2.0 §7 Values): JSON, by kind, or as text."""
         if is_empty(value):
             return Read(value, None, None)
-        if isinstance(value, dict | list):
+        if isinstance(value, (dict, list)):
             return Read(value, "json", canon_exact(value))
         tag = leaf.compare
         if tag == "mix":
             tag = ("boolean" if isinstance(value, bool) else
                    ("date" if leaf.dated else "text") if isinstance(value, str) else
                    "number" if json_decimal(value) is not None else "text")
-        key = self.key(leaf, tag, value)
+        key = self.comparators[tag].canon(value, leaf.options)  # a scalar: :meth:`key`, inline
         return Read(value, tag, key) if key is not None else \
-            Read(value, "text", self.key(leaf, "text", value))
+            Read(value, "text", self.comparators["text"].canon(value, leaf.options))
 
     def read(self, node: Any, value: Any, depth: int = 0, label: bool = False) -> Read:
         """``value`` read at ``node``, alike for both sides but alternative readings (label)."""
@@ -1001,6 +999,8 @@ class Walker:
                 return "correct_absence" if result.tag is None else "hallucinated"
             return "correct_absence" if label.tag == "anyOf" and any(
                 r.tag is None for r in label.key) else "missing"
+        if label.tag == result.tag and label.key == result.key:
+            return "correct"  # equal keys under one tag: what judge finds, found first
         return self.judge(leaf, label, result)[0]
 
     def compare(self, leaf: Leaf, label: Read, result: Read, address: str, field: str) -> Verdict:
@@ -1395,17 +1395,10 @@ def _augment(root: int, adjacent: list[list[tuple[int, int]]], u: list[int], v: 
         v[c] += end - col_dist[c]
     if end_row is not None and end_row != root:  # the end row goes unpaired
         node, mate_row[end_row] = mate_row[end_row], -1
-    if end_row != root:  # flip the path from its last column back to the root
-        _flip(node, root, via_row, mate_row, mate_col)
-
-
-def _flip(c: int, root: int, via_row: dict[int, int], mate_row: list[int],
-          mate_col: list[int]) -> None:
-    while True:
+    r, c = None, node
+    while end_row != root and r != root:  # flip the path from its last column back to root
         r = via_row[c]
         mate_row[r], mate_col[c], c = c, r, mate_row[r]
-        if r == root:
-            break
 
 
 def _rotation(r: int, c: int, tight: list[list[int]], u: list[int], v: list[int],
@@ -2168,8 +2161,10 @@ def read_outcome(path: Path, schema: Any, record: ScoringVersion,
     """What a result file becomes under a version (an :class:`Outcome`); never raises."""
     if not path.exists() and not path.is_symlink():
         return Outcome("missing", {}, f"missing: {record.missing_rule}")
-    try:
-        if root is not None and not path.resolve().is_relative_to(root.resolve()):
+    try:  # resolved past a link or ".." below root only: each step resolved is a system call
+        steps = path.relative_to(root).parts if root and path.is_relative_to(root) else ("..",)
+        linked = ".." in steps or any(p.is_symlink() for p in [path, *path.parents][:len(steps)])
+        if root is not None and linked and not path.resolve().is_relative_to(root.resolve()):
             raise InputError(str(path), "", "symlink leads outside the benchmark folder")
         value = read_json_file(path).value
     except InputError as exc:
@@ -2190,6 +2185,7 @@ CONFIG_KEYS: dict[str, type] = {
 
 def parse_config(text: str, source: str = CONFIG_NAME) -> dict[str, Any]:
     """A ``benchmark.toml``'s table, checked, ``options`` an :class:`Options`; InputError."""
+    import tomllib  # loaded with the first benchmark.toml: most runs have none
     try:
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -17,6 +17,7 @@ import random
 from typing import Any
 
 import pytest
+from engines import differences, output
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -151,21 +152,6 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def output(score: Any, schema: dict, label: dict, result: dict, version: str) -> str:
-    """An engine's verdict rows and counts, as text (``1`` and ``1.0`` stay apart)."""
-    return repr(score(result, schema, label, version=version).to_dict(verdicts=True))
-
-
-def differences(schema: dict, label: dict, result: dict, forced=FORCED) -> list[str]:
-    found = []
-    for version in VERSIONS:
-        expected = output(scorer.score, schema, label, result, version)
-        for changes in forced:
-            with _fast.tuned(**changes):
-                got = output(_fast.score, schema, label, result, version)
-            if got != expected:
-                found.append(f"{version} {changes}")
-    return found
 
 
 @pytest.fixture
@@ -204,7 +190,7 @@ def test_distinct_nested_items_are_paired_as_the_definition_pairs_them(seed, spi
     rng = random.Random(seed)
     schema, label, result = nested_document(rng, rng.randint(3, 8), groups=5, rows=4,
                                             twins=False)
-    assert differences(schema, label, result) == []
+    assert differences(schema, label, result, forced=FORCED, versions=VERSIONS) == []
     assert spied["unique"] > 0 and spied["loose"] == 0
 
 
@@ -213,7 +199,7 @@ def test_tie_heavy_nested_items_are_paired_as_the_definition_pairs_them(seed, sp
     rng = random.Random(1000 + seed)
     schema, label, result = nested_document(rng, rng.randint(0, 9), deep=seed % 4 == 3,
                                             readings=seed % 3 == 1)
-    assert differences(schema, label, result) == []
+    assert differences(schema, label, result, forced=FORCED, versions=VERSIONS) == []
     assert spied["loose"] == 0
 
 
@@ -244,7 +230,7 @@ def test_the_engines_agree_on_random_small_nested_arrays(seed, sections, groups,
     schema, label, result = nested_document(random.Random(seed), sections, groups=groups,
                                             rows=rows, deep=deep, twins=twins,
                                             readings=readings)
-    assert differences(schema, label, result) == []
+    assert differences(schema, label, result, forced=FORCED, versions=VERSIONS) == []
 
 
 def test_a_known_tie_under_2_0_is_broken_as_the_definitions_solver_breaks_it(spied):
@@ -256,7 +242,7 @@ def test_a_known_tie_under_2_0_is_broken_as_the_definitions_solver_breaks_it(spi
     result = {"sections": [{"title": "u", "groups": [{"name": "g", "rows": [row]}]},
                            {"title": "v", "groups": [{"name": "g", "rows": [row]}]}]}
     schema = schema_of(ROW)
-    assert differences(schema, label, result) == []
+    assert differences(schema, label, result, forced=FORCED, versions=VERSIONS) == []
     assert spied["tied"] >= 1 and spied["full"] >= 1
     doc = _fast.score(result, schema, label, version="2.0")
     assert doc.counts["correct"] == 8  # group name and three row leaves, twice
@@ -359,8 +345,8 @@ def test_the_lazy_path_walks_few_of_the_candidate_pairs(monkeypatch):
     monkeypatch.setattr(lazy.Lazy, "solve", recorded)
     for version in VERSIONS:
         sizes.clear()
-        expected = output(scorer.score, schema, label, result, version)
-        assert output(_fast.score, schema, label, result, version) == expected
+        expected = output(scorer.score, result, schema, label, version)
+        assert output(_fast.score, result, schema, label, version) == expected
         outer = [size for size in sizes if size[0] == 24]
         assert outer, sizes
         rows, candidates, walked = outer[0]

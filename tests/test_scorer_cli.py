@@ -91,3 +91,35 @@ def test_the_shipped_benchmark_runs_by_default_from_the_repo_root():
     assert outcome.returncode == 0, outcome.stderr
     assert outcome.stdout.startswith("leafscore scoring version 2.0")
     assert "score (macro)" in outcome.stdout
+
+
+def _outcome_note(root: Path, path: Path) -> str:
+    import scorer
+    return scorer.read_outcome(path, SCHEMA, scorer.VERSIONS["2.1"], root).note
+
+
+def test_a_system_folder_linked_outside_root_is_not_read(tmp_path):
+    root = make_root(tmp_path, {"total": 5})
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    (outside / "d.json").write_text(json.dumps({"status": "ok", "data": {"total": 5}}))
+    (root / "results/linked").symlink_to(outside, target_is_directory=True)
+    note = _outcome_note(root, root / "results/linked/d.json")
+    assert note.startswith("symlink leads outside the benchmark folder")
+    out = json.loads(run(str(root), "--format", "json").stdout)
+    assert out["systems"]["linked"]["documents"] == {"d": 0.0}
+
+
+def test_a_dotdot_step_out_of_root_is_not_read(tmp_path):
+    root = make_root(tmp_path, {"total": 5})
+    (tmp_path / "d.json").write_text(json.dumps({"status": "ok", "data": {"total": 5}}))
+    note = _outcome_note(root, root / "results/sys/../../../d.json")
+    assert note.startswith("symlink leads outside the benchmark folder")
+
+
+def test_a_symlink_that_stays_inside_root_is_read(tmp_path):
+    root = make_root(tmp_path, {"total": 5, "day": "2024-03-07"})
+    (root / "results/alias").symlink_to(root / "results/sys", target_is_directory=True)
+    assert _outcome_note(root, root / "results/alias/d.json") == ""
+    out = json.loads(run(str(root), "--format", "json").stdout)
+    assert out["systems"]["alias"]["documents"] == {"d": 1.0}

@@ -25,6 +25,7 @@ import random
 import numpy as np
 import pytest
 from cli_helpers import REPO, invoke, private_cache  # noqa: F401 (autouse)
+from engines import differences, output
 from hostile_strategies import cases
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -53,51 +54,27 @@ PROPERTY = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-def output(score, result, schema, label, version: str) -> str:
-    """What an engine gives for one document: its score's ``to_dict`` (with verdicts
-    under 2.x) as text, or the ScoringError it raises."""
-    try:
-        doc = score(result, schema, label, version=version, file="doc.json")
-    except scorer.ScoringError as error:
-        return f"ScoringError: {error}"
-    return repr(doc.to_dict(verdicts=True) if version != "1.0" else doc.to_dict())
-
-
-def differences(schema, label, result, forced=FORCED) -> list[str]:
-    """Where the fast engine, run under each of ``forced``, differs from the definition,
-    under each version (empty when it never does)."""
-    found = []
-    for version in VERSIONS:
-        expected = output(scorer.score, result, schema, label, version)
-        for changes in forced:
-            with _fast.tuned(**changes):
-                got = output(_fast.score, result, schema, label, version)
-            if got != expected:
-                found.append(f"{version} {changes or 'default'}:\n  fast {got}\n  "
-                             f"reference {expected}")
-    return found
-
-
 # ----- (a) whole documents ------------------------------------------------------------
 
 @PROPERTY
 @given(case=triples())
 def test_the_engines_agree_on_generated_documents(case):
     schema, label, result = case
-    assert differences(schema, label, result) == []
+    assert differences(schema, label, result, forced=FORCED, versions=VERSIONS) == []
 
 
 @PROPERTY
 @given(case=cases())
 def test_the_engines_agree_on_hostile_documents_and_raise_alike(case):
-    assert differences(case.schema, case.label, case.result) == []
+    assert differences(case.schema, case.label, case.result, forced=FORCED,
+                       versions=VERSIONS) == []
 
 
 @settings(PROPERTY, max_examples=300)
 @given(case=tie_documents())
 def test_the_engines_agree_on_tie_heavy_arrays(case):
     schema, label, result = case
-    assert differences(schema, label, result) == []
+    assert differences(schema, label, result, forced=FORCED, versions=VERSIONS) == []
 
 
 def test_the_tie_heavy_documents_hold_twins_loose_fields_and_nested_arrays():
