@@ -108,19 +108,9 @@ class Lazy:
                  depth: int, presence: bool) -> None:
         self.walker, self.item, self.left, self.right = walker, item, left, right
         self.field, self.depth = field, depth
-        label_keys = [walker.keys(item, read, "") for _, read, _ in left]
-        self.leaves = [len(keys) for keys in label_keys]  # each label item's keys
-        tags: dict[str, set[str]] = {}
-        for path, tag, _, _ in (k for keys in label_keys for k in keys):
-            tags.setdefault(path, set()).add(tag)
-        used = {path: tuple(sorted(found)) for path, found in tags.items()}
         # result items alike to every label item (FastWalker.group_key) are weighed once
-        groups: dict[Any, list[int]] = {}
-        for c, (_, read, _) in enumerate(right):
-            key = walker.group_key(item, read, "", used, presence)
-            if key is not None:  # no label leaf sees it: worth 0 to every row
-                groups.setdefault(key, []).append(c)
-        self.members = list(groups.values())
+        label_keys, tags, self.members = walker.result_groups(item, left, right, presence)
+        self.leaves = [len(keys) for keys in label_keys]  # each label item's keys
         self.group_of = [-1] * len(right)
         for g, columns in enumerate(self.members):
             for c in columns:

@@ -199,17 +199,7 @@ class FastWalker(scorer.Walker):
         (label item, group) is walked once and its counts given to every member.
         Candidates are (label item, group) pairs sharing a key under a hashable
         comparator, or holding loose values within reach (:meth:`near`)."""
-        label_keys = [self.keys(item, read, "") for _, read, _ in left]
-        tags: dict[str, set[str]] = {}
-        for path, tag, _, _ in (k for keys in label_keys for k in keys):
-            tags.setdefault(path, set()).add(tag)
-        used = {path: tuple(sorted(found)) for path, found in tags.items()}
-        groups: dict[Any, list[int]] = {}
-        for c, (_, read, _) in enumerate(right):
-            key = self.group_key(item, read, "", used, presence)
-            if key is not None:  # an item no label leaf can see is worth 0 to every row
-                groups.setdefault(key, []).append(c)
-        members = list(groups.values())
+        label_keys, tags, members = self.result_groups(item, left, right, presence)
         holding: dict[tuple, list[int]] = {}
         loose: dict[tuple[str, str], tuple[scorer.Leaf, list, list]] = {}
         for g, columns in enumerate(members):
@@ -234,6 +224,22 @@ class FastWalker(scorer.Walker):
             if counts[0]:  # no pair worth 0 correct leaves is made
                 found.update(((r, c), counts) for c in members[g])
         return found
+
+    def result_groups(self, item: Any, left: Sequence, right: Sequence, presence: bool,
+                      ) -> tuple[list[list[tuple]], dict[str, set[str]], list[list[int]]]:
+        """(each label item's keys (``Walker.keys``), {path: the tags label leaves use
+        there}, the positions of ``right`` grouped by :meth:`group_key`, in order of first
+        member); an item no label leaf can see is in no group (worth 0 to every row)."""
+        label_keys = [self.keys(item, read, "") for _, read, _ in left]
+        tags: dict[str, set[str]] = {}
+        for path, tag, _, _ in (k for keys in label_keys for k in keys):
+            tags.setdefault(path, set()).add(tag)
+        used = {path: tuple(sorted(found)) for path, found in tags.items()}
+        groups: dict[Any, list[int]] = {}
+        for c, (_, read, _) in enumerate(right):
+            if (key := self.group_key(item, read, "", used, presence)) is not None:
+                groups.setdefault(key, []).append(c)
+        return label_keys, tags, list(groups.values())
 
     def grouped_edges(self, item: Any, left: list, right: list, field: str, depth: int,
                       ) -> list | None:
