@@ -543,6 +543,8 @@ def match_flat_2_1(walker: Any, specs: list[tuple], groups_left: list[list[int]]
     per group of alike items (``left``, ``right``, ``values`` as for :func:`match_flat`),
     counted as 2.0's are, with the leaves present on one side only from the fields'
     bit masks; the choice made on group flows (``lexi``). Pairs sorted by label item."""
+    if len(left[0]) * len(right[0]) * len(specs) <= tuning.TUNING.flat_python_cells:
+        return _match_small_2_1(walker, specs, groups_left, groups_right, left, right, values)
     found = flat_graph(walker, specs, left, right, values, len(specs) + 1)
     if found is None:
         return []
@@ -568,8 +570,92 @@ def match_flat_2_1(walker: Any, specs: list[tuple], groups_left: list[list[int]]
     return lexi.expand(groups_left, groups_right, flows)
 
 
+def _match_small_2_1(walker: Any, specs: list[tuple], groups_left: list[list[int]],
+                     groups_right: list[list[int]], left: list[list], right: list[list],
+                     values: list[list]) -> list[tuple[int, int]]:
+    """:func:`match_flat_2_1` on a small array in plain Python: the same edges and
+    weights (:func:`small_graph`), numpy's per-call cost outweighing its speed there."""
+    edges = small_graph(walker, specs, left, right, values)
+    if not edges:
+        return []
+    size = min(sum(map(len, groups_left)), sum(map(len, groups_right)))
+    both_base = max(e[3] for e in edges) * size + 1
+    one_base = max(e[4] for e in edges) * size + 1
+    if (len(specs) * both_base + len(specs)) * one_base >= 2**62:  # as match_flat_2_1's
+        raise OverflowError("2.1 weights above 62 bits")
+    row = [e[0] for e in edges]
+    col = [e[1] for e in edges]
+    weights = [(shared * both_base + both) * one_base - one for _, _, shared, both, one in edges]
+    if sum(map(len, groups_left)) * sum(map(len, groups_right)) <= \
+            tuning.TUNING.lexi_small_units:
+        return assign_items(groups_left, groups_right, row, col, weights)
+    flows = lexi.assign([len(g) for g in groups_left], [len(g) for g in groups_right],
+                        np.array(row, np.int64), np.array(col, np.int64),
+                        np.array(weights, np.int64))
+    return lexi.expand(groups_left, groups_right, flows)
+
+
+def small_graph(walker: Any, specs: list[tuple], left: list[list], right: list[list],
+                values: list[list]) -> list[tuple[int, int, int, int, int]]:
+    """(row, column, shared keys, fields stated on both sides, fields stated on one side)
+    of every pair of :func:`flat_graph`'s graph, sorted by row then column: the same
+    keys joined (a result read under another tag than the label column's one keyed tag
+    re-keyed under each keyed tag, loose tags by reach), counted in dicts."""
+    rows, cols = len(left[0]), len(right[0])
+    masks_left, masks_right = [0] * rows, [0] * cols
+    codes: list[int] = []  # row * cols + column, once per key the pair shares
+    loose: list[tuple[scorer.Leaf, str, list, list]] = []  # (leaf, tag, label, result)
+    for b, ((leaf, member, _, _), column) in enumerate(zip(specs, left, strict=True)):
+        bit = 1 << b
+        stated = set(map(TAG, column))
+        stated.discard(None)
+        near = {tag for tag in stated
+                if not walker.comparators[tag].hashable(leaf.options)}
+        holders: dict[tuple, list[int]] = {}  # a keyed label read -> row * cols of its rows
+        for r, got in enumerate(column):
+            if got is not EMPTY_READ:
+                masks_left[r] |= bit
+                if got[0] not in near:
+                    holders.setdefault(got, []).append(r * cols)
+        for tag in sorted(near):  # found by reach, not by key
+            loose.append((leaf, tag, [(r, got[1]) for r, got in enumerate(column)
+                                      if got is not EMPTY_READ and got[0] == tag],
+                          [(c, key) for c, got in enumerate(right[b]) if got is not EMPTY_READ
+                           and (key := got[1] if got[0] == tag else
+                                walker.key(leaf, tag, values[b][c])) is not None]))
+        tags = sorted(stated - near)
+        only = tags[0] if len(tags) == 1 else None
+        for c, read_as in enumerate(right[b]):
+            if read_as == EMPTY_READ:
+                continue
+            masks_right[c] |= bit
+            if read_as[0] == only:
+                found = holders.get(read_as)
+                if found:
+                    codes.extend(map(c.__add__, found))
+                continue
+            for tag in tags:  # read under another tag than the label's: under each
+                if tag == read_as[0]:
+                    key = read_as
+                else:
+                    known = walker.key(leaf, tag, values[b][c])
+                    key = (tag, known, f",{member}{tag}:{scorer.shown(known)}")
+                if key[1] is not None and (found := holders.get(key)):
+                    codes.extend(map(c.__add__, found))
+    for leaf, tag, label_values, result_values in loose:  # each near pair one more key
+        codes.extend(r * cols + c for r, c in walker.near(leaf, tag, label_values,
+                                                          result_values))
+    edges = []
+    for code, shared in sorted(collections.Counter(codes).items()):
+        r, c = divmod(code, cols)
+        mask, other = masks_left[r], masks_right[c]
+        edges.append((r, c, shared, (mask & other).bit_count(), (mask ^ other).bit_count()))
+    return edges
+
+
 def assign_items(groups_left: list[list[int]], groups_right: list[list[int]],
-                 row: np.ndarray, col: np.ndarray, weights: np.ndarray | list[int],
+                 row: np.ndarray | list[int], col: np.ndarray | list[int],
+                 weights: np.ndarray | list[int],
                  ) -> list[tuple[int, int]]:
     """The definition's 2.1 choice on the items of these groups, each group's edges given
     to each of its items (items in canonical order are the groups' items in order): the
@@ -581,12 +667,16 @@ def assign_items(groups_left: list[list[int]], groups_right: list[list[int]],
     at_left = list(itertools.accumulate(map(len, groups_left), initial=0))
     at_right = list(itertools.accumulate(map(len, groups_right), initial=0))
     edges = {(at_left[g] + a, at_right[h] + b): w
-             for g, h, w in zip(row.tolist(), col.tolist(), list(weights), strict=True)
+             for g, h, w in zip(_listed(row), _listed(col), list(weights), strict=True)
              for a in range(len(groups_left[g])) for b in range(len(groups_right[h]))}
     tight, u, v, mate_row, mate_col = scorer.best_matching(len(order_left), len(order_right),
                                                            edges)
     lexi.choose(tight, [x == 0 for x in u], [y == 0 for y in v], mate_row, mate_col)
     return sorted((order_left[r], order_right[c]) for r, c in enumerate(mate_row) if c >= 0)
+
+
+def _listed(values: np.ndarray | list[int]) -> list[int]:
+    return values.tolist() if isinstance(values, np.ndarray) else values
 
 
 def flat_graph(walker: Any, specs: list[tuple], left: list[list], right: list[list],
