@@ -1,6 +1,8 @@
 """Small flat arrays weighed in plain Python (``Tuning.flat_python_cells``): the same pairs
 as numpy's joins (``flat.flat_graph``) and the definition's verdicts, the threshold forced
-each way; and compiled schemas remembered by their pickle, never merging two values."""
+each way; outweighing edges taken out before the small path's choice
+(``Tuning.lexi_small_forced``), each way; and compiled schemas remembered by their pickle,
+never merging two values."""
 
 from __future__ import annotations
 
@@ -11,8 +13,9 @@ import random
 import numpy as np
 import pytest
 from hostile_strategies import cases
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from strategies import triples
+from test_lexi_small import arrays, group_graphs, groups_of, item_edges
 from test_two_engines import PROPERTY, differences, large_document, output
 from tie_strategies import document, tie_documents
 
@@ -25,7 +28,8 @@ from leafscore._fast.walker import FastWalker
 BOTH_WAYS: tuple[dict, ...] = (
     {"flat_python_cells": 0}, {"flat_python_cells": 10**9},
     {"flat_python_cells": 10**9, "lexi_small_units": 0},
-    {"flat_python_cells": 0, "lexi_small_units": 0})
+    {"flat_python_cells": 0, "lexi_small_units": 0},
+    {"lexi_small_forced": False}, {"flat_python_cells": 0, "lexi_small_forced": False})
 
 
 @PROPERTY
@@ -111,6 +115,29 @@ def test_docubench_under_both_ways_equals_the_definition(shared):
                 with _fast.tuned(**forced):
                     got = output(_fast.score, result, schema, label, "2.1")
                 assert got == expected, (doc, system, forced)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graph=group_graphs())
+def test_outweighing_edges_taken_out_first_leave_the_definitions_pairs(graph):
+    sizes_left, sizes_right, edges = graph
+    left, right = groups_of(sizes_left), groups_of(sizes_right)
+    expected = sorted(scorer.lexicographic_assignment(
+        sum(sizes_left), sum(sizes_right), item_edges(left, right, edges)))
+    for forced in (True, False):
+        with _fast.tuned(lexi_small_forced=forced):
+            assert flat.assign_items(left, right, *arrays(edges)) == expected
+            listed = [list(map(int, a)) for a in arrays(edges)]
+            assert flat.assign_items(left, right, *listed) == expected
+
+
+def test_an_outweighing_edge_is_one_of_single_items_heavier_than_both_rivals_together():
+    single = [[0], [1], [2]]
+    # (0, 0) weighs 5 > 2 + 2; (1, 1) weighs 4, not above 2 + 2; (2, 2) has no rival
+    row, col, weights = [0, 0, 1, 1, 2], [0, 1, 0, 1, 2], [5, 2, 2, 4, 1]
+    assert flat._outweighing(single, single, row, col, weights) == [(0, 0), (2, 2)]
+    twins = [[0, 1], [2]]  # a group of two items: never taken out
+    assert flat._outweighing(twins, [[0], [1]], [0, 1], [0, 1], [9, 1]) == [(1, 1)]
 
 
 # ----- compiled schemas by their pickle --------------------------------------------

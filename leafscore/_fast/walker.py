@@ -98,7 +98,13 @@ class FastWalker(scorer.Walker):
         memo = (id(leaf), cls, value if cls in _PLAIN else memo_value(value))
         found = self.reads.get(memo)
         if found is None:
-            found = self.reads[memo] = super().read_leaf(leaf, value)
+            if cls is str and leaf.compare == "text":
+                # Walker.read_leaf of a string at a text leaf, without its type tests
+                found = scorer.Read(value, None, None) if not value.strip() else \
+                    scorer.Read(value, "text", self.key(leaf, "text", value))
+            else:
+                found = super().read_leaf(leaf, value)
+            self.reads[memo] = found
         return found
 
     def read(self, node: Any, value: Any, depth: int = 0, label: bool = False,
