@@ -582,17 +582,18 @@ def _match_small_2_1(walker: Any, specs: list[tuple], groups_left: list[list[int
                      values: list[list]) -> list[tuple[int, int]]:
     """:func:`match_flat_2_1` on a small array in plain Python: the same edges and
     weights (:func:`small_graph`), numpy's per-call cost outweighing its speed there."""
-    edges = small_graph(walker, specs, left, right, values)
-    if not edges:
+    row, col, shared, both, one = small_graph(walker, specs, left, right, values)
+    if not row:
         return []
-    row, col, shared, both, one = map(list, zip(*edges, strict=True))
     size = min(sum(map(len, groups_left)), sum(map(len, groups_right)))
     both_base = max(both) * size + 1
     one_base = max(one) * size + 1
     if (len(specs) * both_base + len(specs)) * one_base >= 2**62:  # as match_flat_2_1's
         raise OverflowError("2.1 weights above 62 bits")
-    weights = [(s * both_base + b) * one_base - o
-               for s, b, o in zip(shared, both, one, strict=True)]
+    # (shared * both_base + both) * one_base - one, a map of C functions
+    weights = list(map(operator.sub, map(operator.mul, map(operator.add, map(
+        operator.mul, shared, itertools.repeat(both_base)), both), itertools.repeat(one_base)),
+        one))
     if sum(map(len, groups_left)) * sum(map(len, groups_right)) <= \
             tuning.TUNING.lexi_small_units:
         return assign_items(groups_left, groups_right, row, col, weights)
@@ -603,9 +604,9 @@ def _match_small_2_1(walker: Any, specs: list[tuple], groups_left: list[list[int
 
 
 def small_graph(walker: Any, specs: list[tuple], left: list[list], right: list[list],
-                values: list[list]) -> list[tuple[int, int, int, int, int]]:
-    """(row, column, shared keys, fields stated on both sides, fields stated on one side)
-    of every pair of :func:`flat_graph`'s graph, sorted by row then column: the same
+                values: list[list]) -> tuple[list[int], ...]:
+    """The columns (row, column, shared keys, fields stated on both sides, fields stated on
+    one side) of every pair of :func:`flat_graph`'s graph, sorted by row then column: the same
     keys joined (a result read under another tag than the label column's one keyed tag
     re-keyed under each keyed tag, loose tags by reach), counted in dicts."""
     rows, cols = len(left[0]), len(right[0])
@@ -652,12 +653,16 @@ def small_graph(walker: Any, specs: list[tuple], left: list[list], right: list[l
     for leaf, tag, label_values, result_values in loose:  # each near pair one more key
         codes.extend(r * cols + c for r, c in walker.near(leaf, tag, label_values,
                                                           result_values))
-    edges = []
-    for code, shared in sorted(collections.Counter(codes).items()):
-        r, c = divmod(code, cols)
-        mask, other = masks_left[r], masks_right[c]
-        edges.append((r, c, shared, (mask & other).bit_count(), (mask ^ other).bit_count()))
-    return edges
+    # every step below a map of C functions: no Python step per edge
+    counts = collections.Counter(codes)
+    ordered = sorted(counts)
+    row = list(map(operator.floordiv, ordered, itertools.repeat(cols)))
+    col = list(map(operator.mod, ordered, itertools.repeat(cols)))
+    mine = list(map(masks_left.__getitem__, row))
+    theirs = list(map(masks_right.__getitem__, col))
+    return (row, col, list(map(counts.__getitem__, ordered)),
+            list(map(int.bit_count, map(operator.and_, mine, theirs))),
+            list(map(int.bit_count, map(operator.xor, mine, theirs))))
 
 
 def assign_items(groups_left: list[list[int]], groups_right: list[list[int]],

@@ -112,6 +112,8 @@ class FastWalker(scorer.Walker):
         """The definition's read; an unordered array of flat objects keeps its items raw
         (:class:`~leafscore._fast.flat.FlatItems`), to be read by columns, unless it is a
         label's holding alternative readings (2.1), which only the definition reads."""
+        if node.__class__ is scorer.Leaf and value is not None and value.__class__ is not dict:
+            return self.read_leaf(node, value)  # Walker.read's own step for such a leaf
         if isinstance(node, scorer.ArrayNode) and isinstance(value, list) and \
                 usable(node, self, depth) == "flat" and not (
                     label and self.readings and _holds_readings(value)):
