@@ -139,7 +139,13 @@ def _reads(walker: Any, leaf: scorer.Leaf, member: str, kind: type, values: list
                 for v, key in zip(values, keys, strict=True)]
     out = []
     floats = kind is float and leaf.compare == "number"
+    ints = kind is int and leaf.compare == "number"
     for v in values:
+        if ints and -10**15 < v < 10**15:
+            # canon_number of an int is its Decimal (no places to round), and
+            # plain_decimal of that its digits
+            out.append(("number", Decimal(v), f",{member}number:{v}"))
+            continue
         if (not v.strip()) if kind is str else kind not in _NEVER_EMPTY and scorer.is_empty(v):
             out.append(EMPTY_READ)
             continue
@@ -499,9 +505,10 @@ def _rows(walker: Any, specs: list[tuple], address: str, pairs: list[tuple[int, 
                 # same read object when both sides hold the same value)
                 result_key = r[1] if r is g or r[0] == g[0] else \
                     walker.key(leaf, g[0], values_right[b][c])
+                # equal keys: Walker.equal's own first test, made without a call
                 kind = ("type_error" if result_key is None else
-                        "correct" if walker.equal(leaf, g[0], label_key, result_key)
-                        else "wrong_value")
+                        "correct" if label_key == result_key or
+                        walker.equal(leaf, g[0], label_key, result_key) else "wrong_value")
             kinds.append(kind)
             label_keys.append(label_key)
             result_keys.append(result_key)
@@ -543,6 +550,8 @@ def match_flat_2_1(walker: Any, specs: list[tuple], groups_left: list[list[int]]
     per group of alike items (``left``, ``right``, ``values`` as for :func:`match_flat`),
     counted as 2.0's are, with the leaves present on one side only from the fields'
     bit masks; the choice made on group flows (``lexi``). Pairs sorted by label item."""
+    if len(left[0]) * len(right[0]) * len(specs) <= tuning.TUNING.flat_python_cells:
+        return _match_small_2_1(walker, specs, groups_left, groups_right, left, right, values)
     found = flat_graph(walker, specs, left, right, values, len(specs) + 1)
     if found is None:
         return []
@@ -568,25 +577,183 @@ def match_flat_2_1(walker: Any, specs: list[tuple], groups_left: list[list[int]]
     return lexi.expand(groups_left, groups_right, flows)
 
 
+def _match_small_2_1(walker: Any, specs: list[tuple], groups_left: list[list[int]],
+                     groups_right: list[list[int]], left: list[list], right: list[list],
+                     values: list[list]) -> list[tuple[int, int]]:
+    """:func:`match_flat_2_1` on a small array in plain Python: the same edges and
+    weights (:func:`small_graph`), numpy's per-call cost outweighing its speed there."""
+    row, col, shared, both, one = small_graph(walker, specs, left, right, values)
+    if not row:
+        return []
+    size = min(sum(map(len, groups_left)), sum(map(len, groups_right)))
+    both_base = max(both) * size + 1
+    one_base = max(one) * size + 1
+    if (len(specs) * both_base + len(specs)) * one_base >= 2**62:  # as match_flat_2_1's
+        raise OverflowError("2.1 weights above 62 bits")
+    # (shared * both_base + both) * one_base - one, a map of C functions
+    weights = list(map(operator.sub, map(operator.mul, map(operator.add, map(
+        operator.mul, shared, itertools.repeat(both_base)), both), itertools.repeat(one_base)),
+        one))
+    if sum(map(len, groups_left)) * sum(map(len, groups_right)) <= \
+            tuning.TUNING.lexi_small_units:
+        return assign_items(groups_left, groups_right, row, col, weights)
+    flows = lexi.assign([len(g) for g in groups_left], [len(g) for g in groups_right],
+                        np.array(row, np.int64), np.array(col, np.int64),
+                        np.array(weights, np.int64))
+    return lexi.expand(groups_left, groups_right, flows)
+
+
+def small_graph(walker: Any, specs: list[tuple], left: list[list], right: list[list],
+                values: list[list]) -> tuple[list[int], ...]:
+    """The columns (row, column, shared keys, fields stated on both sides, fields stated on
+    one side) of every pair of :func:`flat_graph`'s graph, sorted by row then column: the same
+    keys joined (a result read under another tag than the label column's one keyed tag
+    re-keyed under each keyed tag, loose tags by reach), counted in dicts."""
+    rows, cols = len(left[0]), len(right[0])
+    masks_left, masks_right = [0] * rows, [0] * cols
+    codes: list[int] = []  # row * cols + column, once per key the pair shares
+    loose: list[tuple[scorer.Leaf, str, list, list]] = []  # (leaf, tag, label, result)
+    for b, ((leaf, member, _, _), column) in enumerate(zip(specs, left, strict=True)):
+        bit = 1 << b
+        stated = set(map(TAG, column))
+        stated.discard(None)
+        near = {tag for tag in stated
+                if not walker.comparators[tag].hashable(leaf.options)}
+        holders: dict[tuple, list[int]] = {}  # a keyed label read -> row * cols of its rows
+        for r, got in enumerate(column):
+            if got is not EMPTY_READ:
+                masks_left[r] |= bit
+                if got[0] not in near:
+                    holders.setdefault(got, []).append(r * cols)
+        for tag in sorted(near):  # found by reach, not by key
+            loose.append((leaf, tag, [(r, got[1]) for r, got in enumerate(column)
+                                      if got is not EMPTY_READ and got[0] == tag],
+                          [(c, key) for c, got in enumerate(right[b]) if got is not EMPTY_READ
+                           and (key := got[1] if got[0] == tag else
+                                walker.key(leaf, tag, values[b][c])) is not None]))
+        tags = sorted(stated - near)
+        only = tags[0] if len(tags) == 1 else None
+        for c, read_as in enumerate(right[b]):
+            if read_as == EMPTY_READ:
+                continue
+            masks_right[c] |= bit
+            if read_as[0] == only:
+                found = holders.get(read_as)
+                if found:
+                    codes.extend(map(c.__add__, found))
+                continue
+            for tag in tags:  # read under another tag than the label's: under each
+                if tag == read_as[0]:
+                    key = read_as
+                else:
+                    known = walker.key(leaf, tag, values[b][c])
+                    key = (tag, known, f",{member}{tag}:{scorer.shown(known)}")
+                if key[1] is not None and (found := holders.get(key)):
+                    codes.extend(map(c.__add__, found))
+    for leaf, tag, label_values, result_values in loose:  # each near pair one more key
+        codes.extend(r * cols + c for r, c in walker.near(leaf, tag, label_values,
+                                                          result_values))
+    # every step below a map of C functions: no Python step per edge
+    counts = collections.Counter(codes)
+    ordered = sorted(counts)
+    row = list(map(operator.floordiv, ordered, itertools.repeat(cols)))
+    col = list(map(operator.mod, ordered, itertools.repeat(cols)))
+    mine = list(map(masks_left.__getitem__, row))
+    theirs = list(map(masks_right.__getitem__, col))
+    return (row, col, list(map(counts.__getitem__, ordered)),
+            list(map(int.bit_count, map(operator.and_, mine, theirs))),
+            list(map(int.bit_count, map(operator.xor, mine, theirs))))
+
+
 def assign_items(groups_left: list[list[int]], groups_right: list[list[int]],
-                 row: np.ndarray, col: np.ndarray, weights: np.ndarray | list[int],
+                 row: np.ndarray | list[int], col: np.ndarray | list[int],
+                 weights: np.ndarray | list[int],
                  ) -> list[tuple[int, int]]:
     """The definition's 2.1 choice on the items of these groups, each group's edges given
     to each of its items (items in canonical order are the groups' items in order): the
     definition's best matching and duals (``scorer.best_matching``), then the rule of
     ``scorer.lexicographic_choice`` by one backward search per row (``lexi.choose``).
-    Pairs sorted by label item."""
+    Pairs sorted by label item.
+
+    First (``tuning.TUNING.lexi_small_forced``) an edge of two single items that outweighs
+    the best other edges of both its items together is taken out with its two items
+    (:func:`_outweighing`): every best assignment makes it, so the rest is chosen alone."""
+    row, col, weights = _listed(row), _listed(col), list(weights)
+    forced: list[tuple[int, int]] = []
+    if tuning.TUNING.lexi_small_forced:
+        taken = _outweighing(groups_left, groups_right, row, col, weights)
+        if taken:
+            forced = [(groups_left[g][0], groups_right[h][0]) for g, h in taken]
+            gone_left, gone_right = {g for g, _ in taken}, {h for _, h in taken}
+            kept_left = [g for g in range(len(groups_left)) if g not in gone_left]
+            kept_right = [h for h in range(len(groups_right)) if h not in gone_right]
+            new_left = {g: k for k, g in enumerate(kept_left)}  # order kept: same ranks
+            new_right = {h: k for k, h in enumerate(kept_right)}
+            rest = [(new_left[g], new_right[h], w)
+                    for g, h, w in zip(row, col, weights, strict=True)
+                    if g in new_left and h in new_right]
+            groups_left = [groups_left[g] for g in kept_left]
+            groups_right = [groups_right[h] for h in kept_right]
+            row, col, weights = ([e[k] for e in rest] for k in range(3))
+            if not rest:
+                return sorted(forced)
     order_left = [k for group in groups_left for k in group]
     order_right = [k for group in groups_right for k in group]
-    at_left = list(itertools.accumulate(map(len, groups_left), initial=0))
-    at_right = list(itertools.accumulate(map(len, groups_right), initial=0))
-    edges = {(at_left[g] + a, at_right[h] + b): w
-             for g, h, w in zip(row.tolist(), col.tolist(), list(weights), strict=True)
-             for a in range(len(groups_left[g])) for b in range(len(groups_right[h]))}
+    if len(order_left) == len(groups_left) and len(order_right) == len(groups_right):
+        # one item per group: a group's position is its item's, its edges the items'
+        edges = dict(zip(zip(row, col, strict=True), weights, strict=True))
+    else:
+        at_left = list(itertools.accumulate(map(len, groups_left), initial=0))
+        at_right = list(itertools.accumulate(map(len, groups_right), initial=0))
+        edges = {(at_left[g] + a, at_right[h] + b): w
+                 for g, h, w in zip(row, col, weights, strict=True)
+                 for a in range(len(groups_left[g])) for b in range(len(groups_right[h]))}
     tight, u, v, mate_row, mate_col = scorer.best_matching(len(order_left), len(order_right),
                                                            edges)
     lexi.choose(tight, [x == 0 for x in u], [y == 0 for y in v], mate_row, mate_col)
-    return sorted((order_left[r], order_right[c]) for r, c in enumerate(mate_row) if c >= 0)
+    return sorted([*forced, *((order_left[r], order_right[c])
+                              for r, c in enumerate(mate_row) if c >= 0)])
+
+
+def _outweighing(groups_left: list[list[int]], groups_right: list[list[int]],
+                 row: list[int], col: list[int], weights: list[int]) -> list[tuple[int, int]]:
+    """The edges (g, h) of a single label item and a single result item whose weight
+    exceeds the best other edge at g plus the best other edge at h (0 where none).
+
+    Why every best assignment makes such an edge: one without it pairs g (if at all) by
+    an edge no heavier than the best other at g, and h by one no heavier than the best
+    other at h; trading those two for (g, h) gains weight. The best assignments are
+    then the rest's, with these edges, and the lexicographic choice, row by row in
+    canonical order, is the rest's (the items kept in order) with these edges."""
+    top_row: dict[int, list[int]] = {}  # group -> its two heaviest edges' weights
+    top_col: dict[int, list[int]] = {}
+    for g, h, w in zip(row, col, weights, strict=True):
+        best = top_row.get(g)
+        if best is None:
+            top_row[g] = [w, 0]
+        elif w > best[0]:
+            best[0], best[1] = w, best[0]
+        elif w > best[1]:
+            best[1] = w
+        best = top_col.get(h)
+        if best is None:
+            top_col[h] = [w, 0]
+        elif w > best[0]:
+            best[0], best[1] = w, best[0]
+        elif w > best[1]:
+            best[1] = w
+    out = []
+    for g, h, w in zip(row, col, weights, strict=True):
+        at_row, at_col = top_row[g], top_col[h]
+        # the best other edge: the second heaviest when this is the heaviest
+        if w == at_row[0] and w == at_col[0] and w > at_row[1] + at_col[1] and \
+                len(groups_left[g]) == 1 and len(groups_right[h]) == 1:
+            out.append((g, h))
+    return out
+
+
+def _listed(values: np.ndarray | list[int]) -> list[int]:
+    return values.tolist() if isinstance(values, np.ndarray) else values
 
 
 def flat_graph(walker: Any, specs: list[tuple], left: list[list], right: list[list],

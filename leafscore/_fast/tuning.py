@@ -46,7 +46,12 @@ class Tuning:
     best assignment, else weighs every pair), rather than walking every candidate pair;
     ``lazy_leaves_min``: the average leaves (both sides) of a candidate pair from which
     that path is taken (smaller items are walked faster than solved lazily);
-    ``lazy_edges_max``: the most (label item, result item) candidates it solves on.
+    ``lazy_edges_max``: the most (label item, result item) candidates it solves on;
+    ``flat_python_cells``: label x result groups x fields of a flat 2.1 array up to which
+    its pair weights are counted in plain Python (``flat.small_graph``) rather than by
+    numpy joins, whose per-call cost outweighs their speed on small arrays;
+    ``lexi_small_forced``: on that small path (``flat.assign_items``), take out first the
+    edges of single items outweighing the best other edges of both their items together.
 
     One field is not a choice between equal ways but a safety budget: ``fuzzy_budget``,
     the most similarities computed per fuzzy field of one array (distinct label texts x
@@ -72,6 +77,8 @@ class Tuning:
     lazy_nested: bool = True
     lazy_leaves_min: int = 16
     lazy_edges_max: int = 40_000
+    flat_python_cells: int = 20_000
+    lexi_small_forced: bool = True
     fuzzy_budget: int = 50_000_000
 
 

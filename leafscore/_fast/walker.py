@@ -98,7 +98,13 @@ class FastWalker(scorer.Walker):
         memo = (id(leaf), cls, value if cls in _PLAIN else memo_value(value))
         found = self.reads.get(memo)
         if found is None:
-            found = self.reads[memo] = super().read_leaf(leaf, value)
+            if cls is str and leaf.compare == "text":
+                # Walker.read_leaf of a string at a text leaf, without its type tests
+                found = scorer.Read(value, None, None) if not value.strip() else \
+                    scorer.Read(value, "text", self.key(leaf, "text", value))
+            else:
+                found = super().read_leaf(leaf, value)
+            self.reads[memo] = found
         return found
 
     def read(self, node: Any, value: Any, depth: int = 0, label: bool = False,
@@ -106,6 +112,8 @@ class FastWalker(scorer.Walker):
         """The definition's read; an unordered array of flat objects keeps its items raw
         (:class:`~leafscore._fast.flat.FlatItems`), to be read by columns, unless it is a
         label's holding alternative readings (2.1), which only the definition reads."""
+        if node.__class__ is scorer.Leaf and value is not None and value.__class__ is not dict:
+            return self.read_leaf(node, value)  # Walker.read's own step for such a leaf
         if isinstance(node, scorer.ArrayNode) and isinstance(value, list) and \
                 usable(node, self, depth) == "flat" and not (
                     label and self.readings and _holds_readings(value)):
