@@ -12,11 +12,12 @@ import random
 
 import numpy as np
 import pytest
+from engines import differences, output
 from hostile_strategies import cases
 from hypothesis import HealthCheck, given, settings
 from strategies import triples
 from test_lexi_small import arrays, group_graphs, groups_of, item_edges
-from test_two_engines import PROPERTY, differences, large_document, output
+from test_two_engines import PROPERTY, VERSIONS, large_document
 from tie_strategies import document, tie_documents
 
 import scorer
@@ -36,20 +37,21 @@ BOTH_WAYS: tuple[dict, ...] = (
 @given(case=tie_documents())
 def test_tie_heavy_arrays_agree_with_the_definition_either_way(case):
     schema, label, result = case
-    assert differences(schema, label, result, BOTH_WAYS) == []
+    assert differences(schema, label, result, forced=BOTH_WAYS, versions=VERSIONS) == []
 
 
 @PROPERTY
 @given(case=triples())
 def test_generated_documents_agree_with_the_definition_either_way(case):
     schema, label, result = case
-    assert differences(schema, label, result, BOTH_WAYS) == []
+    assert differences(schema, label, result, forced=BOTH_WAYS, versions=VERSIONS) == []
 
 
 @PROPERTY
 @given(case=cases())
 def test_hostile_documents_agree_with_the_definition_either_way(case):
-    assert differences(case.schema, case.label, case.result, BOTH_WAYS) == []
+    assert differences(case.schema, case.label, case.result, forced=BOTH_WAYS,
+                       versions=VERSIONS) == []
 
 
 @pytest.mark.parametrize("seed, n, m, loose", [(2, 160, 150, False), (4, 120, 130, True),

@@ -19,6 +19,7 @@ each way; none may change a byte.
 from __future__ import annotations
 
 import collections
+import dataclasses
 import json
 import random
 
@@ -46,15 +47,24 @@ FORCED: tuple[dict, ...] = (
     {"v1_walk": "sparse"}, {"compiled_text_max": 0}, {"lexi_small_units": 0},
     {"lazy_nested": False}, {"flat": False, "lazy_nested": False},
     {"lazy_leaves_min": 0}, {"flat": False, "lazy_leaves_min": 0},
+    {"lazy_leaves_min": 0, "lazy_edges_max": 0}, {"lazy_leaves_min": 0, "lazy_edges_max": 10**9},
+    {"flat_python_cells": 0}, {"flat_python_cells": 10**9}, {"lexi_small_forced": False},
     *({choice: value, "lexi_small_units": 0} for choice, value in (
         ("lexi_units_max", 0), ("lexi_greedy", False), ("lexi_subset_min", 0),
         ("lexi_forced", False), ("lexi_forced_fields_max", 2), ("lexi_dominant", False))))
 FORCED_IDS = [",".join(f"{k}={v}" for k, v in f.items()) or "default" for f in FORCED]
+#: Tuning's one field that is a safety budget, not a choice between equal ways.
+BUDGETS = {"fuzzy_budget"}
 PROPERTY = settings(max_examples=150, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
 # ----- (a) whole documents ------------------------------------------------------------
+
+def test_every_speed_choice_of_tuning_is_forced_by_these_tests():
+    choices = {field.name for field in dataclasses.fields(_fast.tuning.Tuning)} - BUDGETS
+    assert choices - {name for changes in FORCED for name in changes} == set()
+
 
 @PROPERTY
 @given(case=triples())
