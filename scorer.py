@@ -371,11 +371,13 @@ _MINUS_2_1 = regex.compile(r"[\u2010-\u2015\u2212]")  # after NFKC folded U+FE63
 
 def _currency_at(text: str, front: bool, v21: bool = False) -> int:
     """Length of a currency marker at the front or back of ``text``, 0 for none (2.1 §3)."""
+    edge = text[:1] if front else text[-1:]
+    if edge.isdigit():  # no marker starts or ends with a digit: most numbers end here
+        return 0
     # A lettered symbol first: the bare ``$`` of a trailing "R$" would leave its letters.
     if v21 and (found := (_LETTERS_SC_FRONT.match(text) if front else
                           _LETTERS_SC_BACK.search(text))):
         return len(found[0])
-    edge = text[:1] if front else text[-1:]
     if edge and unicodedata.category(edge) == "Sc":
         return 1
     code, beside = (text[:3], text[3:4]) if front else (text[-3:], text[-4:-3])
