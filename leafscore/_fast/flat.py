@@ -728,20 +728,8 @@ def _outweighing(groups_left: list[list[int]], groups_right: list[list[int]],
     top_row: dict[int, list[int]] = {}  # group -> its two heaviest edges' weights
     top_col: dict[int, list[int]] = {}
     for g, h, w in zip(row, col, weights, strict=True):
-        best = top_row.get(g)
-        if best is None:
-            top_row[g] = [w, 0]
-        elif w > best[0]:
-            best[0], best[1] = w, best[0]
-        elif w > best[1]:
-            best[1] = w
-        best = top_col.get(h)
-        if best is None:
-            top_col[h] = [w, 0]
-        elif w > best[0]:
-            best[0], best[1] = w, best[0]
-        elif w > best[1]:
-            best[1] = w
+        _keep_top_two(top_row, g, w)
+        _keep_top_two(top_col, h, w)
     out = []
     for g, h, w in zip(row, col, weights, strict=True):
         at_row, at_col = top_row[g], top_col[h]
@@ -750,6 +738,15 @@ def _outweighing(groups_left: list[list[int]], groups_right: list[list[int]],
                 len(groups_left[g]) == 1 and len(groups_right[h]) == 1:
             out.append((g, h))
     return out
+
+
+def _keep_top_two(tops: dict[int, list[int]], group: int, weight: int) -> None:
+    """Count ``weight`` into ``tops[group]``, its two heaviest edges' weights (0: none)."""
+    best = tops.setdefault(group, [0, 0])
+    if weight > best[0]:
+        best[0], best[1] = weight, best[0]
+    elif weight > best[1]:
+        best[1] = weight
 
 
 def _listed(values: np.ndarray | list[int]) -> list[int]:
