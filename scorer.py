@@ -163,7 +163,7 @@ class DocScore:
 
 
 def _option_number(name: str, value: Any, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"x-leafscore option {name!r} must be a number, not {value!r}")
     try:
         value = float(value)
@@ -210,7 +210,7 @@ class Options:
             elif name == "decimal_separator" and value not in (".", ","):
                 raise ValueError(f"decimal_separator={value!r} is not one of '.', ','")
             elif name == "date_formats" and value is not None:
-                if isinstance(value, str) or not isinstance(value, list | tuple) or not all(
+                if isinstance(value, str) or not isinstance(value, (list, tuple)) or not all(
                         isinstance(f, str) and f for f in value):
                     raise ValueError(f"date_formats={value!r} must be a list of strings")
                 value = tuple(value)
@@ -344,10 +344,10 @@ def canon_text(value: Any, v21: bool = False) -> str:
     if folded.isascii() and (bare := folded.replace(" ", "")).isalnum():
         return bare  # ASCII letters, digits and spaces: no sign, nothing else to delete
     sign = _SIGN.match(folded)
-    parts = _KEPT_SIGNS.split(folded[1:] if sign else folded) if v21 else \
-        [folded[1:] if sign else folded]  # kept runs at odd places, which no rule touches
-    canon = "".join(part if odd else _TEXT_DROP.sub("", _SPACE.sub("", part))
-                    for odd, part in zip(itertools.cycle((False, True)), parts))
+    body = folded[1:] if sign else folded
+    parts = _KEPT_SIGNS.split(body) if v21 else [body]  # 2.1's kept runs: odd places
+    parts[::2] = [_TEXT_DROP.sub("", _SPACE.sub("", part)) for part in parts[::2]]
+    canon = "".join(parts)
     return (folded[0] + canon if sign else canon) if canon else _SPACE.sub("", folded)
 
 
@@ -570,9 +570,9 @@ def canon_exact(value: Any) -> str:
         item = stack.pop()
         if isinstance(item, _Raw):
             out.append(item)
-        elif item is None or isinstance(item, bool | str):
+        elif item is None or isinstance(item, (bool, str)):
             out.append(json.dumps(item, ensure_ascii=False))
-        elif isinstance(item, dict | list | tuple):
+        elif isinstance(item, (dict, list, tuple)):
             keys = sorted(item, key=str) if isinstance(item, dict) else range(len(item))
             parts: list[Any] = [_Raw("{" if isinstance(item, dict) else "[")]
             for position, key in enumerate(keys):
@@ -797,7 +797,7 @@ class _Compiler:
             node = ArrayNode(None, options.ordered)
             self.built[key] = (resolved, node)
             items = flat.get("items")
-            node.items = self.compile(items if isinstance(items, dict | bool) else True,
+            node.items = self.compile(items if isinstance(items, (dict, bool)) else True,
                                       f"{pointer}/items", options, depth + 1)
         else:
             node = Leaf(options.compare or self.leaf_compare(flat, kind, pointer), options)
@@ -1164,12 +1164,12 @@ def is_readings(value: dict) -> bool:
     """Whether a label value is readings, ``{"$anyOf": [scalar, ...]}`` (spec 2.1 §6)."""
     readings = value.get("$anyOf")
     return len(value) == 1 and isinstance(readings, list) and bool(readings) and not any(
-        isinstance(r, dict | list) for r in readings)
+        isinstance(r, (dict, list)) for r in readings)
 
 
 def kept(item: Any, value: Any) -> bool:
     """Whether an array item is matched: non-empty and of its node's kind (spec 2.0 §7)."""
-    return (not isinstance(item, ObjectNode | ArrayNode) or isinstance(value, _kind_of(item))) \
+    return (not isinstance(item, (ObjectNode, ArrayNode)) or isinstance(value, _kind_of(item))) \
         and not is_empty(value)
 
 
@@ -1556,7 +1556,7 @@ class DocScoreV1:
 
 def _v1_is_empty(value: Any) -> bool:
     """Spec 1.0 §1: empty is null, "", [] or {} -- never 0 or false."""
-    return value is None or (isinstance(value, str | list | dict) and len(value) == 0)
+    return value is None or (isinstance(value, (str, list, dict)) and len(value) == 0)
 
 
 def _v1_strip(value: Any) -> Any:
@@ -1566,7 +1566,7 @@ def _v1_strip(value: Any) -> Any:
     if not isinstance(value, dict):
         return value
     members = ((key, _v1_strip(member)) for key, member in value.items())
-    return {k: m for k, m in members if not (isinstance(m, str | list | dict) and not m)}
+    return {k: m for k, m in members if not (isinstance(m, (str, list, dict)) and not m)}
 
 
 def _v1_normalize(value: Any, where: str) -> Any:
@@ -1577,7 +1577,7 @@ def _v1_normalize(value: Any, where: str) -> Any:
         return [_v1_normalize(element, where) for element in value]
     if isinstance(value, str):
         return _V1_NONWORD.sub("", _V1_SPACE.sub("", value).lower())
-    if isinstance(value, int | float) and not isinstance(value, bool):
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
         try:
             return round(float(value), 6)
         except OverflowError:
@@ -1665,7 +1665,7 @@ def _v1_array_score(label_items: list[Any], result_items: list[Any]) -> tuple[fl
 def _v1_prune(node: Any) -> Any:
     """§4: the schema without array subschemas, empty members and propertyless objects."""
     def keep(member: Any) -> bool:
-        return member is not _V1_GONE and not (isinstance(member, list | dict) and not member)
+        return member is not _V1_GONE and not (isinstance(member, (list, dict)) and not member)
     if isinstance(node, list):
         return [e for e in map(_v1_prune, node) if keep(e)]
     if not isinstance(node, dict):
