@@ -521,6 +521,22 @@ def test_remembered_dates_depend_on_the_formats(text, formats, key):
     assert scorer.Walker(scorer.COMPARATORS, scorer.pair_2_0).key(leaf, "date", text) == key
 
 
+@pytest.mark.parametrize(("text", "key"), [("2024-03-31", "2024-03-31"),
+                                           ("31/03", "~31/03"), ("  ", None)])
+def test_a_date_read_in_a_later_document_is_answered_from_the_memo(text, key):
+    # a date leaf's read takes its key from the memo across documents, as a text leaf's
+    # does (Walker.read_leaf calls the comparator: reading through it re-read every date)
+    from leafscore._fast import walker as fast_walker
+    leaf = scorer.Leaf("date", scorer.Options())
+    fast_walker._date.cache_clear()
+    reads = [FastWalker(scorer.COMPARATORS_2_1, scorer.pair_2_1).read_leaf(leaf, text)
+             for _ in range(2)]  # one walker a document
+    definition = scorer.Walker(scorer.COMPARATORS_2_1, scorer.pair_2_1).read_leaf(leaf, text)
+    assert reads == [definition, definition]
+    assert definition.key == key
+    assert fast_walker._date.cache_info().misses == (1 if key else 0)
+
+
 def test_a_memo_keeps_values_of_equal_value_but_another_type_apart():
     walker = FastWalker(scorer.COMPARATORS, scorer.pair_2_0)
     leaf = scorer.Leaf("mix", scorer.Options())

@@ -98,10 +98,12 @@ class FastWalker(scorer.Walker):
         memo = (id(leaf), cls, value if cls in _PLAIN else memo_value(value))
         found = self.reads.get(memo)
         if found is None:
-            if cls is str and leaf.compare == "text":
-                # Walker.read_leaf of a string at a text leaf, without its type tests
+            if cls is str and leaf.compare in ("text", "date"):
+                # Walker.read_leaf of a string at a text or date leaf, without its type
+                # tests, its key by :meth:`key` (remembered: Walker.read_leaf calls the
+                # comparator; a date is never unreadable, "~" + text is its key then)
                 found = scorer.Read(value, None, None) if not value.strip() else \
-                    scorer.Read(value, "text", self.key(leaf, "text", value))
+                    scorer.Read(value, leaf.compare, self.key(leaf, leaf.compare, value))
             else:
                 found = super().read_leaf(leaf, value)
             self.reads[memo] = found
