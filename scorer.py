@@ -1076,19 +1076,20 @@ class Walker:
 
     def signature(self, node: Any, read: Read) -> str | None:
         """A read's canonical content as text (None: states nothing); orders items canonically."""
-        if node is IGNORED or read.tag is None:
+        tag = read.tag
+        if tag is None or node is IGNORED:
             return None
-        if read.tag == "[]":
-            parts = [sig for _, _, sig in read.key if sig]
-            return "[" + ",".join(parts if node.ordered else sorted(parts)) + "]" if parts else None
-        if read.tag == "{}":
+        if tag == "{}":
             parts = [f"{_quote(name)}={sig}" for name, child in self.members(node, read.key)
                      if (sig := self.signature(child, read.key.get(name, EMPTY)))]
             return "{" + ",".join(parts) + "}" if parts else None
-        if read.tag == "anyOf":  # its readings' signatures, sorted, in brackets
+        if tag == "[]":
+            parts = [sig for _, _, sig in read.key if sig]
+            return "[" + ",".join(parts if node.ordered else sorted(parts)) + "]" if parts else None
+        if tag == "anyOf":  # its readings' signatures, sorted, in brackets
             return "[" + ",".join(sorted(filter(None, (self.signature(node, r)
                                                        for r in read.key)))) + "]"
-        return f"{read.tag}:{shown(read.key)}" if isinstance(node, Leaf) else "json:" + read.key
+        return f"{tag}:{shown(read.key)}"  # a leaf; "json:..." for a value of the wrong kind
 
     def keys(self, node: Any, read: Read, path: str,
              tags: Mapping[str, set[str]] | None = None) -> list[tuple[str, str, Any, Leaf]]:
