@@ -830,9 +830,10 @@ def compile_schema(schema: Any, *, options: Options | None = None, file: str = "
 
 @dataclass(frozen=True)
 class Comparator:
-    """A comparison kind: ``canon`` (None: unreadable), ``equal``, ``hashable`` (keys joinable)."""
+    """A comparison kind: ``canon`` (None: unreadable), ``similar`` (an equality looser than
+    equal keys: a tolerance, fuzzy similarity; None: none), ``hashable`` (keys joinable)."""
     canon: Callable[[Any, Options], Any]
-    equal: Callable[[Any, Any, Options], bool] = lambda a, b, options: a == b
+    similar: Callable[[Any, Any, Options], bool] | None = None
     hashable: Callable[[Options], bool] = lambda options: True
 
 
@@ -851,8 +852,8 @@ def comparators(v21: bool) -> dict[str, Comparator]:
                              numbers_equal, lambda o: not o.tolerant),
         "date": Comparator(lambda v, o: _date_key(v, o, v21)),
         "boolean": Comparator(lambda v, o: canon_boolean(v)),
-        "fuzzy": Comparator(lambda v, o: canon_text(v, v21), lambda a, b, o: a == b or
-                            fuzzy_similarity(a, b) >= o.threshold, lambda o: False),
+        "fuzzy": Comparator(lambda v, o: canon_text(v, v21),
+                            lambda a, b, o: fuzzy_similarity(a, b) >= o.threshold, lambda o: False),
         "exact": Comparator(lambda v, o: canon_exact(v)),
         "json": Comparator(lambda v, o: canon_exact(v))}
 
@@ -980,7 +981,8 @@ class Walker:
 
     def equal(self, leaf: Leaf, tag: str, a: Any, b: Any) -> bool:
         """The one equality: two canonical keys under ``tag`` (equal keys under every one)."""
-        return a == b or self.comparators[tag].equal(a, b, leaf.options)
+        similar = self.comparators[tag].similar
+        return a == b or (similar is not None and similar(a, b, leaf.options))
 
     def judge(self, leaf: Leaf, label: Read, result: Read) -> tuple[str, Any, Any]:
         """(kind, label key, result key) of two non-empty reads (readings: spec 2.1 §6)."""
