@@ -1091,7 +1091,7 @@ class Walker:
         if tag == "anyOf":  # its readings' signatures, sorted, in brackets
             return "[" + ",".join(sorted(filter(None, (self.signature(node, r)
                                                        for r in read.key)))) + "]"
-        return f"{tag}:{shown(read.key)}"  # a leaf; "json:..." for a value of the wrong kind
+        return f"{tag}:{shown(read.key)}" if isinstance(node, Leaf) else "json:" + read.key
 
     def keys(self, node: Any, read: Read, path: str,
              tags: Mapping[str, set[str]] | None = None) -> list[tuple[str, str, Any, Leaf]]:

@@ -243,3 +243,30 @@ def test_pairs_every_best_assignment_makes_taken_out_first_change_nothing(seed):
         with _fast.tuned(**forced):
             assert _fast.score(result, schema, label, version="2.1").to_dict(
                 verdicts=True) == expected, forced
+
+
+# ----- the signature, exactly (docs/SCORING.md, "The signature, exactly") ------------------
+
+SIGNED = {"type": "object", "properties": {
+    "name": {"type": "string"}, "n": {"type": "number"},
+    "tags": {"type": "array", "items": {"type": "string"}},
+    "address": {"type": "object", "properties": {"city": {"type": "string"}}},
+    "when": {"type": "string", "format": "date"}}}
+
+
+@pytest.mark.parametrize(("value", "signature"), [
+    ({"name": "Acme, Inc.", "n": "1,234.50", "tags": ["b", "a"]},
+     '{"name"=text:acmeinc,"n"=number:1234.5,"tags"=[text:a,text:b]}'),
+    ({"address": {"city": "Köln"}}, '{"address"={"city"=text:köln}}'),
+    ({"when": "Sept. 5, 2024"}, '{"when"=date:2024-09-05}'),
+    ({"when": "soon"}, '{"when"=date:~soon}'),
+    # a label fault: a scalar where an object is expected reads as exact JSON, "json:"
+    ({"address": "12 Main St"}, '{"address"=json:"12 Main St"}'),
+    ({"address": ["x"]}, '{"address"=json:["x"]}'),
+    ({"name": ["x", 1]}, '{"name"=json:["x",1]}'),
+    ({"name": "  ", "tags": []}, None),
+])
+def test_an_items_signature_is_the_documented_text(value, signature):
+    walker = scorer.Walker(scorer.COMPARATORS_2_1, scorer.pair_2_1, readings=True)
+    node = scorer.compile_schema(SIGNED, v21=True)
+    assert walker.signature(node, walker.read(node, value, label=True)) == signature
