@@ -538,13 +538,15 @@ def test_a_date_read_in_a_later_document_is_answered_from_the_memo(text, key):
 
 
 @pytest.mark.parametrize("version", ["2.0", "2.1"])
-@pytest.mark.parametrize("compare", ["text", "date"])
+@pytest.mark.parametrize("compare", ["text", "date", "number", "boolean", "fuzzy", "exact"])
 @pytest.mark.parametrize("text", ["", "  ", "\u3000", "Acme, Inc.", "C++", "İSTANBUL",
                                   "2024-03-31", " March 31st, 2024 ", "Sept. 5, 2024",
-                                  "31/03", "02/2013", "x" * 300])
-def test_the_fast_read_of_a_string_at_a_text_or_date_leaf_is_the_definitions(
+                                  "31/03", "02/2013", "x" * 300, "1,234.50", "R$ 1.234,56",
+                                  "〜5", "TRUE", " false "])
+def test_the_fast_read_of_a_string_at_a_leaf_of_one_kind_is_the_definitions(
         version, compare, text):
-    # FastWalker.read_leaf reads such a string without Walker.read_leaf's type tests
+    # FastWalker.read_leaf reads such a string without Walker.read_leaf's type tests,
+    # unreadable ones (a number leaf's "x") as text
     table, rule = ((scorer.COMPARATORS, scorer.pair_2_0) if version == "2.0"
                    else (scorer.COMPARATORS_2_1, scorer.pair_2_1))
     leaf = scorer.Leaf(compare, scorer.Options())

@@ -98,12 +98,16 @@ class FastWalker(scorer.Walker):
         memo = (id(leaf), cls, value if cls in _PLAIN else memo_value(value))
         found = self.reads.get(memo)
         if found is None:
-            if cls is str and leaf.compare in ("text", "date"):
-                # Walker.read_leaf of a string at a text or date leaf, without its type
-                # tests, its key by :meth:`key` (remembered: Walker.read_leaf calls the
-                # comparator; a date is never unreadable, "~" + text is its key then)
-                found = scorer.Read(value, None, None) if not value.strip() else \
-                    scorer.Read(value, leaf.compare, self.key(leaf, leaf.compare, value))
+            if cls is str and leaf.compare != "mix":
+                # Walker.read_leaf of a string at a leaf of one kind, without its type
+                # tests, its keys by :meth:`key` (remembered, where the definition calls
+                # the comparator); a string unreadable so is read as text
+                if not value.strip():
+                    found = scorer.Read(value, None, None)
+                elif (key := self.key(leaf, leaf.compare, value)) is not None:
+                    found = scorer.Read(value, leaf.compare, key)
+                else:
+                    found = scorer.Read(value, "text", self.key(leaf, "text", value))
             else:
                 found = super().read_leaf(leaf, value)
             self.reads[memo] = found
