@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 import scorer
-from leafscore._fast import lexi, solve, tuning
+from leafscore._fast import lexi, slack, solve, tuning
 
 #: A read of one flat field's value: (tag, canonical key, signature part), the part being
 #: ``,<member>=<tag>:<key as shown>``; an empty value reads as EMPTY_READ, so a column of
@@ -552,6 +552,11 @@ def match_flat_2_1(walker: Any, specs: list[tuple], groups_left: list[list[int]]
     bit masks; the choice made on group flows (``lexi``). Pairs sorted by label item."""
     if len(left[0]) * len(right[0]) * len(specs) <= tuning.TUNING.flat_python_cells:
         return _match_small_2_1(walker, specs, groups_left, groups_right, left, right, values)
+    sizes_left, sizes_right = [len(g) for g in groups_left], [len(g) for g in groups_right]
+    if sum(sizes_left) * sum(sizes_right) > tuning.TUNING.lexi_small_units:
+        flows = slack.assign(walker, specs, sizes_left, sizes_right, left, right, values)
+        if flows is not None:  # wide keys left out, proved slack
+            return lexi.expand(groups_left, groups_right, flows)
     found = flat_graph(walker, specs, left, right, values, len(specs) + 1)
     if found is None:
         return []

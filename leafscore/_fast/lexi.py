@@ -85,7 +85,8 @@ def assign(row_sizes: Sequence[int], col_sizes: Sequence[int], rows: np.ndarray,
 
 
 def _dominant(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
-              weights: np.ndarray) -> np.ndarray:
+              weights: np.ndarray, floor_rows: np.ndarray | None = None,
+              floor_cols: np.ndarray | None = None) -> np.ndarray:
     """Which edges every best assignment uses because they outweigh the best other edge
     of their label group and the best other edge of their result group together: a
     single label item and a single result item (groups of one) whose edge ``w`` exceeds
@@ -98,9 +99,16 @@ def _dominant(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
     best. Every best assignment thus holds the edge, and the lexicographic choice among
     them is the rest's: the label item's only allowed partner is its own. At most one
     such edge per item (it is its item's unique heaviest); a group of several alike items
-    has an alike rival of equal weight, so none of its edges qualifies."""
+    has an alike rival of equal weight, so none of its edges qualifies.
+
+    ``floor_rows``, ``floor_cols`` (optional, per group): the most an edge *not listed*
+    at that group may weigh (:mod:`leafscore._fast.slack`); ``a`` and ``b`` are then at
+    least these, so the argument covers those edges too."""
     _, second_row, at_top = _top_two_sorted(len(p), rows, weights)
     top_col, second_col, _ = _top_two(len(q), cols, weights)
+    if floor_rows is not None and floor_cols is not None:
+        second_row, second_col = (np.maximum(second_row, floor_rows),
+                                  np.maximum(second_col, floor_cols))
     k = np.flatnonzero(at_top)  # the rest only where an item's heaviest edge is
     r, c, w = rows[k], cols[k], weights[k]
     # weights are below 2**62, so the sum of two fits int64
@@ -146,6 +154,14 @@ def _top_two_sorted(n: int, ends: np.ndarray, weights: np.ndarray,
 def _assign(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
             weights: np.ndarray) -> Flows:
     """:func:`assign`'s steps 1-3 on these edges (none taken out first)."""
+    return _settle(p, q, rows, cols, weights, *best_flow(p, q, rows, cols, weights))
+
+
+def best_flow(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+              weights: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Steps 1 and 2 on group sizes ``p``, ``q`` and edges as for :func:`assign`: items
+    paired along each edge in some best assignment, and optimal duals ``u``, ``v``
+    (int64) that certify it over every edge."""
     keep = _start(len(p), len(q), rows, cols, weights)
     while True:
         sub = np.flatnonzero(keep)
@@ -156,7 +172,7 @@ def _assign(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
         keep |= uncovered
     flow = np.zeros(len(weights), np.int64)
     flow[sub] = flow_sub
-    return _settle(p, q, rows, cols, weights, flow, u, v)
+    return flow, u, v
 
 
 def _start(n_rows: int, n_cols: int, rows: np.ndarray, cols: np.ndarray,
@@ -362,11 +378,51 @@ def _duals(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
     """Duals ``u >= 0`` per label group and ``v >= 0`` per result group with ``u + v >=
     weight`` on every edge, equality where ``flow`` pairs items, ``u = 0`` where a label
     group keeps items unpaired and ``v = 0`` likewise: the certificate that ``flow`` is a
-    best assignment (LP duality). None when there is none (``flow`` is not best).
+    best assignment (LP duality). None when there is none (``flow`` is not best). Of all
+    such duals, the one with each ``u`` highest and each ``v`` lowest.
 
     With ``x = u`` for label groups, ``x = -v`` for result groups and a node 0 fixed at
     0, each condition is ``x[b] <= x[a] + length`` for an arc a -> b; the shortest
-    distances from node 0 satisfy them all exactly when no cycle is negative."""
+    distances from node 0 satisfy them all exactly when no cycle is negative, and are
+    the highest ``x`` that does."""
+    src, dst, length = _dual_arcs(p, q, rows, cols, flow, weights)
+    dist = _distances(src, dst, length, len(p) + len(q) + 1)
+    if dist is None:
+        return None  # a negative cycle: no dual solution
+    u, v = dist[1:len(p) + 1], -dist[len(p) + 1:]
+    sent = np.bincount(rows, flow, minlength=len(p)).astype(np.int64)
+    got = np.bincount(cols, flow, minlength=len(q)).astype(np.int64)
+    used = flow > 0
+    if (u < 0).any() or (v < 0).any() or (u[rows] + v[cols] < weights).any() or \
+            (u[rows[used]] + v[cols[used]] != weights[used]).any() or \
+            (u[sent < p] != 0).any() or (v[got < q] != 0).any():
+        return None
+    return u, v
+
+
+def spread_duals(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+                 weights: np.ndarray, flow: np.ndarray, u: np.ndarray, v: np.ndarray,
+                 ) -> tuple[np.ndarray, np.ndarray]:
+    """Twice the midpoint of the optimal duals: ``u`` + the lowest optimal ``u``, ``v`` +
+    the highest optimal ``v``, given ``flow``, a best assignment, and ``u``, ``v`` from
+    :func:`_duals` (each ``u`` highest). Optimal duals form a convex set, so the sum
+    halved is optimal too; it leaves each edge the most room on both sides at once,
+    which is what a bound on edges left out needs (:mod:`leafscore._fast.slack`).
+
+    The lowest ``x`` of :func:`_duals`' conditions (node 0 at 0) is minus the shortest
+    distance from each node to node 0: the distances from 0 with every arc reversed."""
+    src, dst, length = _dual_arcs(p, q, rows, cols, flow, weights)
+    back = _distances(dst, src, length, len(p) + len(q) + 1)
+    if back is None:  # cannot happen: the same arcs have shortest distances from 0
+        raise ArithmeticError("optimal duals without a lowest one")
+    return u - back[1:len(p) + 1], v + back[len(p) + 1:]
+
+
+def _dual_arcs(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
+               flow: np.ndarray, weights: np.ndarray,
+               ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The arcs (from, to, length) of :func:`_duals`' conditions: node 0, label groups
+    1..n, result groups after them."""
     n_rows, n_cols = len(p), len(q)
     sent = np.bincount(rows, flow, minlength=n_rows).astype(np.int64)
     got = np.bincount(cols, flow, minlength=n_cols).astype(np.int64)
@@ -383,9 +439,15 @@ def _duals(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
                           free_rows, zeros(len(free_cols), np.int64)))
     length = np.concatenate((-weights, weights[used], zeros(n_rows + n_cols + len(free_rows)
                                                              + len(free_cols), np.int64)))
+    return src, dst, length
+
+
+def _distances(src: np.ndarray, dst: np.ndarray, length: np.ndarray, nodes: int,
+               ) -> np.ndarray | None:
+    """Shortest distances from node 0 over arcs ``src -> dst`` (a vectorized
+    Bellman-Ford, a frontier at a time); None when a cycle is negative."""
     order = np.argsort(src, kind="stable")
     src, dst, length = src[order], dst[order], length[order]
-    nodes = n_rows + n_cols + 1
     start = np.searchsorted(src, np.arange(nodes + 1))
     dist = np.full(nodes, np.iinfo(np.int64).max // 4, np.int64)
     dist[0] = 0
@@ -397,17 +459,10 @@ def _duals(p: np.ndarray, q: np.ndarray, rows: np.ndarray, cols: np.ndarray,
         candidate = dist[src[at]] + length[at]
         better = candidate < dist[dst[at]]
         if not better.any():
-            break
+            return dist
         np.minimum.at(dist, dst[at][better], candidate[better])
         active = np.unique(dst[at][better])
-    else:
-        return None  # a negative cycle: no dual solution
-    u, v = dist[1:n_rows + 1], -dist[n_rows + 1:]
-    if (u < 0).any() or (v < 0).any() or (u[rows] + v[cols] < weights).any() or \
-            (u[rows[used]] + v[cols[used]] != weights[used]).any() or \
-            (u[sent < p] != 0).any() or (v[got < q] != 0).any():
-        return None
-    return u, v
+    return None
 
 
 # -- 3. ties settled where they exist --------------------------------------------------
@@ -488,7 +543,7 @@ def choose(tight: list[list[int]], row_free: list[bool], col_free: list[bool],
     for r, line in enumerate(tight):
         for c in line:
             by_col[c].append(r)
-    done_row, done_col = [False] * rows, [False] * cols
+    done_col = [False] * cols
     # rows that may drop out, by number (only later rows are not yet kept); columns not
     # paired (never kept: a kept column is paired for good)
     may_drop = [x for x in range(rows) if row_free[x]]
@@ -506,8 +561,12 @@ def choose(tight: list[list[int]], row_free: list[bool], col_free: list[bool],
                     found = [rows + own] if own >= 0 and not done_col[own] else [outside]
                 elif node < outside:  # a row takes it; from outside when it may be let go
                     k = node - rows
-                    found = [x for x in by_col[k] if x != r and not done_row[x] and
-                             mate_row[x] != k]
+                    # the rows after r are the ones not kept (rows are kept in order), and
+                    # by_col lists rows ascending: a slice, less the column's own row
+                    line = by_col[k]
+                    found = line[bisect.bisect_right(line, r):]
+                    if mate_col[k] > r:
+                        found.remove(mate_col[k])
                     if mate_col[k] >= 0 and col_free[k]:
                         found.append(outside)
                 else:
@@ -522,7 +581,6 @@ def choose(tight: list[list[int]], row_free: list[bool], col_free: list[bool],
             first = next((c for c in wanted if rows + c in toward), -1)
             if first >= 0:
                 _rotate(r, first, toward, mate_row, mate_col, unpaired)
-        done_row[r] = True
         if mate_row[r] >= 0:
             done_col[mate_row[r]] = True
 

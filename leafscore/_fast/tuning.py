@@ -51,7 +51,10 @@ class Tuning:
     its pair weights are counted in plain Python (``flat.small_graph``) rather than by
     numpy joins, whose per-call cost outweighs their speed on small arrays;
     ``lexi_small_forced``: on that small path (``flat.assign_items``), take out first the
-    edges of single items outweighing the best other edges of both their items together.
+    edges of single items outweighing the best other edges of both their items together;
+    ``slack_wide``: on a flat 2.1 array past ``lexi_small_units``, the pairs one key may
+    join (label x result groups holding it) above which its pairs are left out of the
+    graph and proved slack by duals (:mod:`~leafscore._fast.slack`; 0: every key joined).
 
     One field is not a choice between equal ways but a safety budget: ``fuzzy_budget``,
     the most similarities computed per fuzzy field of one array (distinct label texts x
@@ -79,6 +82,7 @@ class Tuning:
     lazy_edges_max: int = 40_000
     flat_python_cells: int = 20_000
     lexi_small_forced: bool = True
+    slack_wide: int = 1 << 16
     fuzzy_budget: int = 50_000_000
 
 
