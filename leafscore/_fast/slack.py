@@ -80,8 +80,8 @@ def assign(walker: Any, specs: list[tuple], row_sizes: list[int], col_sizes: lis
     base = fields * size + 1  # above any total of pairs' both-side or one-side leaves
     if (fields * base + fields) * base >= 2**62:
         return None
-    row, col = narrow_pairs(ids_left, ids_right, wide, masks_left, masks_right)
-    weights = pair_weights(ids_left, ids_right, masks_left, masks_right, row, col, base)
+    row, col, weights = narrow_pairs(ids_left, ids_right, wide, masks_left, masks_right,
+                                     base)
     # the most a left-out pair at each item weighs: by the fields it holds a wide key in
     floor_rows = _ceiling(sum(w[np.maximum(ids, 0)] & (ids >= 0)
                               for w, ids in zip(wide, ids_left, strict=True)), fields, base)
@@ -186,10 +186,12 @@ def key_ids(walker: Any, specs: list[tuple], left: list[list], right: list[list]
 
 
 def narrow_pairs(ids_left: np.ndarray, ids_right: np.ndarray, wide: list[np.ndarray],
-                 masks_left: np.ndarray, masks_right: np.ndarray,
-                 ) -> tuple[np.ndarray, np.ndarray]:
-    """(row, column) of every pair sharing a key that is not wide, sorted by row then
-    column (``flat.join_counts`` on those keys' entries)."""
+                 masks_left: np.ndarray, masks_right: np.ndarray, base: int,
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(row, column, weight) of every pair sharing a key that is not wide, sorted by row
+    then column: ``flat.join_counts`` on those keys' entries (keys shared and fields on
+    both sides counted there), the wide keys a pair shares besides counted after, and
+    weighed as :func:`pair_weights`."""
     fields, rows = ids_left.shape
     cols = ids_right.shape[1]
     label_rows, label_ids, result_rows, result_ids = [], [], [], []
@@ -202,14 +204,21 @@ def narrow_pairs(ids_left: np.ndarray, ids_right: np.ndarray, wide: list[np.ndar
             keys.append(ids[found] + b * (rows + 1))
     label_rows, label_ids = np.concatenate(label_rows), np.concatenate(label_ids)
     order = np.argsort(label_rows, kind="stable")
-    indptr, indices, _ = flat.join_counts(
+    indptr, indices, data = flat.join_counts(
         rows, cols, label_rows[order], label_ids[order], np.concatenate(result_rows),
         np.concatenate(result_ids), masks_left, masks_right, fields + 1, fields,
         fields * (rows + 1))
     real = np.ones(len(indices), bool)
     real[indptr[1:] - 1] = False
     row = np.repeat(np.arange(rows, dtype=np.int64), np.diff(indptr) - 1)
-    return row, indices[real].astype(np.int64)
+    col = indices[real].astype(np.int64)
+    shared, both = np.divmod(data[real].astype(np.int64), fields + 1)
+    for b in range(fields):
+        if wide[b].any():
+            key = ids_left[b][row]
+            shared += (key >= 0) & (key == ids_right[b][col]) & wide[b][np.maximum(key, 0)]
+    one = np.bitwise_count(masks_left[row] ^ masks_right[col]).astype(np.int64)
+    return row, col, (shared * base + both) * base - one
 
 
 def pair_weights(ids_left: np.ndarray, ids_right: np.ndarray, masks_left: np.ndarray,
