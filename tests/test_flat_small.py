@@ -26,13 +26,13 @@ from leafscore._fast import flat
 from leafscore._fast.walker import FastWalker
 
 #: The plain-Python weights never, always, and always with 2.1's group path behind them;
-#: numpy's joins with every key joining two pairs or more left out (``slack``).
+#: numpy's joins with every key left out (``slack``).
 BOTH_WAYS: tuple[dict, ...] = (
     {"flat_python_cells": 0}, {"flat_python_cells": 10**9},
     {"flat_python_cells": 10**9, "lexi_small_units": 0},
     {"flat_python_cells": 0, "lexi_small_units": 0},
     {"lexi_small_forced": False}, {"flat_python_cells": 0, "lexi_small_forced": False},
-    {"flat_python_cells": 0, "lexi_small_units": 0, "slack_wide": 1})
+    {"flat_python_cells": 0, "lexi_small_units": 0, "slack_wide": 0.01})
 
 
 @PROPERTY

@@ -19,8 +19,8 @@ import scorer
 from leafscore import _fast
 from leafscore._fast import lexi, slack
 
-#: The slack path on any array: a key joining two pairs or more is wide.
-FORCED = {"slack_wide": 1, "lexi_small_units": 0, "flat_python_cells": 0}
+#: The slack path on any array: every key joining a pair or more is wide.
+FORCED = {"slack_wide": 0.01, "lexi_small_units": 0, "flat_python_cells": 0}
 STATUSES = ("open", "paid", "void")
 
 
@@ -157,7 +157,7 @@ def test_an_enum_heavy_array_gives_the_definitions_verdicts_with_its_enum_left_o
         row["status"] = rng.choice(STATUSES)
     del result["rows"][::17]  # some rows missed
     seen = taken(monkeypatch)
-    with _fast.tuned(slack_wide=40, lexi_small_units=0, flat_python_cells=0):
+    with _fast.tuned(slack_wide=1, lexi_small_units=0, flat_python_cells=0):
         got = output(_fast.score, result, schema, label, "2.1")
     assert [found is not None for found in seen] == [True]
     assert got == output(scorer.score, result, schema, label, "2.1")

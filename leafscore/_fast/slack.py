@@ -3,9 +3,9 @@ left out of the graph and proved slack by optimal duals, so that a status enum o
 values does not join 50,000 rows to 50,000 (issue 26: 6e8 edges, 7 GB).
 
 A key held by ``a`` label groups and ``b`` result groups joins ``a b`` pairs. Keys joining
-more than ``tuning.TUNING.slack_wide`` are **wide**. The graph is built from the other
-keys only (each of its pairs weighed in full, wide keys counted too); a pair sharing
-wide keys only is left out. Then, round after round:
+more than ``tuning.TUNING.slack_wide`` times the groups of both sides are **wide**. The
+graph is built from the other keys only (each of its pairs weighed in full, wide keys
+counted too); a pair sharing wide keys only is left out. Then, round after round:
 
 1. A best assignment of that graph and optimal duals (``lexi.best_flow``), spread to
    their midpoint (``lexi.spread_duals``): optimal duals of a convex set, the one that
@@ -71,7 +71,7 @@ def assign(walker: Any, specs: list[tuple], row_sizes: list[int], col_sizes: lis
     for b in range(fields):
         joined = np.bincount(ids_left[b][ids_left[b] >= 0], minlength=rows + 1) * \
             np.bincount(ids_right[b][ids_right[b] >= 0], minlength=rows + 1)
-        wide.append(joined > tuning.TUNING.slack_wide)
+        wide.append(joined > tuning.TUNING.slack_wide * (rows + cols))
         left_out += int(joined[wide[b]].sum())
     if not left_out:
         return None

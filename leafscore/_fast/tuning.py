@@ -53,8 +53,9 @@ class Tuning:
     ``lexi_small_forced``: on that small path (``flat.assign_items``), take out first the
     edges of single items outweighing the best other edges of both their items together;
     ``slack_wide``: on a flat 2.1 array past ``lexi_small_units``, the pairs one key may
-    join (label x result groups holding it) above which its pairs are left out of the
-    graph and proved slack by duals (:mod:`~leafscore._fast.slack`; 0: every key joined).
+    join (label x result groups holding it), as a multiple of the groups of both sides,
+    above which its pairs are left out of the graph and proved slack by duals
+    (:mod:`~leafscore._fast.slack`; 0: every key joined).
 
     One field is not a choice between equal ways but a safety budget: ``fuzzy_budget``,
     the most similarities computed per fuzzy field of one array (distinct label texts x
@@ -82,7 +83,7 @@ class Tuning:
     lazy_edges_max: int = 40_000
     flat_python_cells: int = 20_000
     lexi_small_forced: bool = True
-    slack_wide: int = 1 << 16
+    slack_wide: float = 8.0
     fuzzy_budget: int = 50_000_000
 
 
