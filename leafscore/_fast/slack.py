@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 
 import scorer
-from leafscore._fast import flat, lexi, tuning
+from leafscore._fast import joins, lexi, tuning
 
 #: Rounds of step 2 before the full join is taken instead (each adds every pair its
 #: duals do not clear, so one or two suffice on the benches).
@@ -157,14 +157,14 @@ def key_ids(walker: Any, specs: list[tuple], left: list[list], right: list[list]
     ids_right = np.full((fields, cols), -1, np.int64)
     masks_left, masks_right = np.zeros(rows, np.uint64), np.zeros(cols, np.uint64)
     for b, ((leaf, member, _, _), column) in enumerate(zip(specs, left, strict=True)):
-        stated = set(map(flat.TAG, column))
+        stated = set(map(joins.TAG, column))
         stated.discard(None)
         if any(not walker.comparators[tag].hashable(leaf.options) for tag in stated):
             return None
-        ids, numbers = flat._key_ids(column, set())
+        ids, numbers = joins.key_ids(column, set())
         masks_left[ids >= 0] |= np.uint64(1 << b)
         tags = sorted(stated)
-        got = flat._result_ids(right[b], numbers, tags[0] if len(tags) == 1 else None)
+        got = joins.result_ids(right[b], numbers, tags[0] if len(tags) == 1 else None)
         masks_right[got != -2] |= np.uint64(1 << b)
         for c in np.flatnonzero(got == -3).tolist():  # read under another tag: each tag's
             read_as, value = right[b][c], values[b][c]
@@ -189,7 +189,7 @@ def narrow_pairs(ids_left: np.ndarray, ids_right: np.ndarray, wide: list[np.ndar
                  masks_left: np.ndarray, masks_right: np.ndarray, base: int,
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(row, column, weight) of every pair sharing a key that is not wide, sorted by row
-    then column: ``flat.join_counts`` on those keys' entries (keys shared and fields on
+    then column: ``joins.join_counts`` on those keys' entries (keys shared and fields on
     both sides counted there), the wide keys a pair shares besides counted after, and
     weighed as :func:`pair_weights`."""
     fields, rows = ids_left.shape
@@ -204,7 +204,7 @@ def narrow_pairs(ids_left: np.ndarray, ids_right: np.ndarray, wide: list[np.ndar
             keys.append(ids[found] + b * (rows + 1))
     label_rows, label_ids = np.concatenate(label_rows), np.concatenate(label_ids)
     order = np.argsort(label_rows, kind="stable")
-    indptr, indices, data = flat.join_counts(
+    indptr, indices, data = joins.join_counts(
         rows, cols, label_rows[order], label_ids[order], np.concatenate(result_rows),
         np.concatenate(result_ids), masks_left, masks_right, fields + 1, fields,
         fields * (rows + 1))
