@@ -54,18 +54,23 @@ class FlatItems(Sequence):
     of such an array holds as its key. Read item by item (the definition's way) only if
     something other than the column path asks for them (an array nested in an item)."""
 
-    __slots__ = ("_items", "depth", "node", "raw", "walker")
+    __slots__ = ("_columns", "_items", "depth", "node", "raw", "walker")
 
     def __init__(self, walker: Any, node: scorer.ArrayNode, raw: list, depth: int) -> None:
         self.walker, self.node, self.raw, self.depth = walker, node, raw, depth
         self._items: list | None = None
+        self._columns: tuple | None = None
+
+    def columns(self) -> tuple[list[int], list[list], list[str], list[list[tuple]]]:
+        """(index of each kept item, each field's values over them, each item's flat
+        signature, each field's reads): :func:`read_columns`, once."""
+        if self._columns is None:
+            self._columns = read_columns(self.walker, self.node.items, self.raw)
+        return self._columns
 
     def _read(self) -> list:
         if self._items is None:
-            item = self.node.items
-            reads = [(i, self.walker.read(item, v, self.depth + 1))
-                     for i, v in enumerate(self.raw) if scorer.kept(item, v)]
-            self._items = [(i, read, self.walker.signature(item, read)) for i, read in reads]
+            self._items = read_items(self.node.items, self.raw, self.columns())
         return self._items
 
     def __len__(self) -> int:
@@ -80,6 +85,40 @@ class FlatItems(Sequence):
 
     def __iter__(self) -> Iterator:
         return iter(self._read())
+
+
+def read_columns(walker: Any, item: scorer.ObjectNode, raw: list,
+                 ) -> tuple[list[int], list[list], list[str], list[list[tuple]]]:
+    """The kept items of a flat array (``raw``, items of node ``item``) by columns: the
+    index of each, each field's values over them (:func:`_kept`), each item's flat
+    signature and each field's reads (:func:`_read_columns`)."""
+    fields = flat_fields(item, walker)
+    specs = [(leaf, f"{scorer._quote(name)}=") for name, leaf in fields]
+    index, columns = _kept([name for name, _ in fields], raw)
+    return index, columns, *_read_columns(walker, specs, _caches(walker, specs), columns)
+
+
+def read_items(item: scorer.ObjectNode, raw: list, columns: tuple) -> list[scorer.Item]:
+    """The kept items of a flat array as the definition reads and signs them
+    (``Walker.read``, ``Walker.signature``), from its :func:`read_columns`."""
+    index, values, signatures, reads = columns
+    empty, read = scorer.EMPTY, scorer.Read
+    leaf_reads = [[empty if v is None else read(v, got[0], got[1])
+                   for v, got in zip(column, got_column, strict=True)]
+                  for column, got_column in zip(values, reads, strict=True)]
+    at = {name: b for b, (name, child) in enumerate(
+        (name, child) for name, child in item.properties.items() if child is not scorer.IGNORED)}
+    members = [(name, at.get(name)) for name in item.properties]
+    out = []
+    for k, i in enumerate(index):
+        value = raw[i]
+        # an ignored member reads as Walker.read reads it at IGNORED: raw, no tag
+        reads_k = {name: leaf_reads[b][k] if b is not None else
+                   empty if (v := value.get(name)) is None else read(v, None, None)
+                   for name, b in members}
+        text = signatures[k]
+        out.append((i, read(value, "{}", reads_k), "{" + text[1:] if text else None))
+    return out
 
 
 class FlatRows:
@@ -202,69 +241,95 @@ def _column(walker: Any, leaf: scorer.Leaf, member: str, cache: dict[type, dict]
     return list(map(known.__getitem__, column))
 
 
-def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: list, result: list,
+def _caches(walker: Any, specs: list[tuple]) -> list[dict[type, dict]]:
+    """Each field's reads ({JSON type: {value: read}}), one per document however many
+    arrays hold the field (``FastWalker.column_reads``, keyed by leaf and member)."""
+    return [walker.column_reads.setdefault((id(leaf), member), {})
+            for leaf, member, *_ in specs]
+
+
+def _kept(names: list[str], values: list) -> tuple[list[int], list[list]]:
+    """The index of each kept item of ``values`` (a non-empty object) and each field's
+    values over those items (columns)."""
+    if set(map(type, values)) == {dict}:  # plain dicts: read by dict.get, in C
+        items, index, get = values, range(len(values)), dict.get
+    else:
+        index = [i for i, value in enumerate(values) if isinstance(value, dict)]
+        items, get = [values[i] for i in index], _get
+    first = list(map(get, items, itertools.repeat(names[0])))
+    keep = [(f.__class__ is str and f.strip()) or f.__class__ in _NEVER_EMPTY
+            or not scorer.is_empty(item) for f, item in zip(first, items, strict=True)]
+    if not all(keep):  # a first field stating something settles most items
+        items = list(itertools.compress(items, keep))
+        index = itertools.compress(index, keep)
+        first = list(itertools.compress(first, keep))
+    columns = [first] + [list(map(get, items, itertools.repeat(name))) for name in names[1:]]
+    return list(index), columns
+
+
+def _read_columns(walker: Any, specs: list[tuple], caches: list[dict[type, dict]],
+                  columns: list[list]) -> tuple[list[str], list[list[tuple]]]:
+    """Each item's signature ('' when it states nothing) and the read of each value,
+    a column at a time."""
+    reads = []
+    for (leaf, member, *_), cache, column in zip(specs, caches, columns, strict=True):
+        kinds = set(map(type, column))
+        kinds.discard(type(None))
+        if len(kinds) == 1:
+            reads.append(_column(walker, leaf, member, cache, *kinds, column))
+            continue
+        got: list[Any] = [EMPTY_READ] * len(column)  # mixed JSON types
+        for kind in kinds:
+            at = [k for k, v in enumerate(column) if v.__class__ is kind]
+            for k, found in zip(at, _column(walker, leaf, member, cache, kind,
+                                            [column[k] for k in at]), strict=True):
+                got[k] = found
+        reads.append(got)
+    # ",<part>,<part>}" orders and equals as the definition's "{<part>,<part>}" (one
+    # first character replaced); "}" alone is an item stating nothing, signed ""
+    signatures = list(map("".join, zip(*[map(PART, got) for got in reads],
+                                       itertools.repeat("}"))))
+    if "}" in signatures:
+        signatures = ["" if text == "}" else text for text in signatures]
+    return signatures, reads
+
+
+def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: Any, result: Any,
               address: str, field: str, out: list, document: list) -> bool:
-    """``Walker.walk_array`` of an unordered array of flat objects given as raw lists, with
-    the same verdicts in the same order, a field at a time. Appends one :class:`FlatRows`
-    block when ``out`` is the ``document``'s own list (rows made when read), else rows.
-    Returns whether a block was appended."""
+    """``Walker.walk_array`` of an unordered array of flat objects given as
+    :class:`FlatItems` (or an empty list: no items), with the same verdicts in the same
+    order, a field at a time. Appends one :class:`FlatRows` block when ``out`` is the
+    ``document``'s own list (rows made when read), else rows. Returns whether a block
+    was appended."""
     item_field = f"{field}[]"
-    names = [name for name, _ in fields]
     # per field: its leaf, its signature member ("name"=), its address suffix below an
     # item (.name or ["a.b"]) and its field path
     specs = [(leaf, f"{scorer._quote(name)}=", scorer.join("x", name)[1:],
               scorer.join(item_field, name)) for name, leaf in fields]
-    caches: list[dict[type, dict]] = [{} for _ in fields]
+    none = ([], [[] for _ in fields], [], [[] for _ in fields])  # a side of no kept item
+    index_left, values_left, sig_left, reads_left = label.columns() if label else none
+    index_right, values_right, sig_right, reads_right = result.columns() if result else none
+    label, result = label.raw if label else [], result.raw if result else []
+    # the pairs of two lists, found once (a tally, then verdicts, walk them alike)
+    memo = ("flat", id(label), id(result))
+    found = walker.paired.get(memo)
+    if found is None:
+        found = tuning.remember(walker.paired, memo, (label, result, *_pairs(
+            walker, specs, label, result, index_left, index_right, sig_left, sig_right,
+            values_right, reads_left, reads_right)))
+    pairs, same = found[2], found[3]
+    block = _rows(walker, specs, address, pairs, same, index_left, index_right, values_left,
+                  values_right, reads_left, reads_right)
+    return _emit(_in_label_order(block) if walker.rule is scorer.pair_2_1 else block, out,
+                 document)
 
-    def kept(values: list) -> tuple[list[int], list[list]]:
-        """The index of each kept item (a non-empty object) and each field's values over
-        those items (columns)."""
-        if set(map(type, values)) == {dict}:  # plain dicts: read by dict.get, in C
-            items, index, get = values, range(len(values)), dict.get
-        else:
-            index = [i for i, value in enumerate(values) if isinstance(value, dict)]
-            items, get = [values[i] for i in index], _get
-        first = list(map(get, items, itertools.repeat(names[0])))
-        keep = [(f.__class__ is str and f.strip()) or f.__class__ in _NEVER_EMPTY
-                or not scorer.is_empty(item) for f, item in zip(first, items, strict=True)]
-        if not all(keep):  # a first field stating something settles most items
-            items = list(itertools.compress(items, keep))
-            index = itertools.compress(index, keep)
-            first = list(itertools.compress(first, keep))
-        columns = [first] + [list(map(get, items, itertools.repeat(name)))
-                             for name in names[1:]]
-        return list(index), columns
 
-    def read(columns: list[list]) -> tuple[list[str], list[list[tuple]]]:
-        """Each item's signature ('' when it states nothing) and the read of each value,
-        a column at a time."""
-        reads = []
-        for (leaf, member, _, _), cache, column in zip(specs, caches, columns, strict=True):
-            kinds = set(map(type, column))
-            kinds.discard(type(None))
-            if len(kinds) == 1:
-                reads.append(_column(walker, leaf, member, cache, *kinds, column))
-                continue
-            got: list[Any] = [EMPTY_READ] * len(column)  # mixed JSON types
-            for kind in kinds:
-                at = [k for k, v in enumerate(column) if v.__class__ is kind]
-                for k, found in zip(at, _column(walker, leaf, member, cache, kind,
-                                                [column[k] for k in at]), strict=True):
-                    got[k] = found
-            reads.append(got)
-        # ",<part>,<part>}" orders and equals as the definition's "{<part>,<part>}" (one
-        # first character replaced); "}" alone is an item stating nothing, signed ""
-        signatures = list(map("".join, zip(*[map(PART, got) for got in reads],
-                                           itertools.repeat("}"))))
-        if "}" in signatures:
-            signatures = ["" if text == "}" else text for text in signatures]
-        return signatures, reads
-
-    index_left, values_left = kept(label)
-    index_right, values_right = kept(result)
-    sig_left, reads_left = read(values_left)
-    sig_right, reads_right = read(values_right)
-
+def _pairs(walker: Any, specs: list[tuple], label: list, result: list, index_left: list[int],
+           index_right: list[int], sig_left: list[str], sig_right: list[str],
+           values_right: list[list], reads_left: list[list], reads_right: list[list],
+           ) -> tuple[list[tuple[int, int]], int]:
+    """(pairs of kept items by the version's rule, how many lead the list as identical
+    or forced pairs): what :func:`walk_flat` walks."""
     def pick(columns: list[list], at: list[int]) -> list[list]:
         return [list(map(column.__getitem__, at)) for column in columns]
 
@@ -283,14 +348,12 @@ def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: list, r
                                pick(reads_left, first_left), pick(reads_right, first_right),
                                pick(values_right, first_right)) \
             if groups_left and groups_right else []
-        block = _rows(walker, specs, address, forced + pairs, len(forced), index_left,
-                      index_right, values_left, values_right, reads_left, reads_right)
-        return _emit(_in_label_order(block), out, document)
+        return forced + pairs, len(forced)
     order_left = sorted(range(len(index_left)), key=sig_left.__getitem__)
     order_right = sorted(range(len(index_right)), key=sig_right.__getitem__)
     pairs: list[tuple[int, int]] = []
     waiting: dict[str, collections.deque[int]] = {}
-    hashable = all(walker.hashable(leaf) for _, leaf in fields)
+    hashable = all(walker.hashable(leaf) for leaf, *_ in specs)
     for k in order_left if hashable else ():  # identical items first, if all hash
         waiting.setdefault(sig_left[k], collections.deque()).append(k)
     rest_right = [] if hashable else order_right
@@ -307,9 +370,7 @@ def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: list, r
         chosen = match_flat(walker, specs, pick(reads_left, rest_left),
                             pick(reads_right, rest_right), pick(values_right, rest_right))
         pairs += [(rest_left[r], rest_right[c]) for r, c in chosen]
-    block = _rows(walker, specs, address, pairs, same, index_left, index_right, values_left,
-                  values_right, reads_left, reads_right)
-    return _emit(block, out, document)
+    return pairs, same
 
 
 def _in_label_order(block: FlatRows) -> FlatRows:

@@ -116,7 +116,7 @@ class Lazy:
             for c in columns:
                 self.group_of[c] = g
         self.label_group = _alike(left)
-        self.result_leaves = [len(walker.keys(item, right[cs[0]][1], "")) for cs in self.members]
+        self.result_leaves = [walker.stated(item, right[cs[0]][1]) for cs in self.members]
         # Whether walking every pair costs more than solving lazily: a pair's leaves, both
         # sides, at least tuning.TUNING.lazy_leaves_min on average. Each lazy round solves
         # on every candidate in Python; small items (tie-heavy arrays of a few leaves)
@@ -234,19 +234,21 @@ def _shared(label_keys: list[list[tuple]], result_keys: list[list[tuple]],
             ) -> list[dict[int, int]]:
     """Per label item, {result group: size of the multiset intersection of their keys}
     for each group sharing a key. The k-th copy of a key is its own word, so the
-    intersection is a sparse 0/1 matrix product (label words x group words)."""
+    intersection is a sparse 0/1 matrix product (label words x group words). A key's
+    leaf is left out of its word: within an item the path decides it, and hashing a
+    leaf hashes its options."""
     from scipy.sparse import csr_matrix
 
     words: dict[tuple, int] = {}
     a_rows, a_cols = [], []
     for r, keys in enumerate(label_keys):
-        for key, many in collections.Counter(keys).items():
+        for key, many in collections.Counter(k[:3] for k in keys).items():
             for k in range(many):
                 a_rows.append(r)
                 a_cols.append(words.setdefault((key, k), len(words)))
     b_rows, b_cols = [], []
     for g, keys in enumerate(result_keys):
-        for key, many in collections.Counter(keys).items():
+        for key, many in collections.Counter(k[:3] for k in keys).items():
             for k in range(many):
                 word = words.get((key, k))
                 if word is None:

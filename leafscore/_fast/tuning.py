@@ -55,7 +55,11 @@ class Tuning:
     ``slack_wide``: on a flat 2.1 array past ``lexi_small_units``, the pairs one key may
     join (label x result groups holding it), as a multiple of the groups of both sides,
     above which its pairs are left out of the graph and proved slack by duals
-    (:mod:`~leafscore._fast.slack`; 0: every key joined).
+    (:mod:`~leafscore._fast.slack`; 0: every key joined);
+    ``memo_pairs``: array pairs whose counts and pairs a document's walk remembers
+    (``FastWalker.remember``: an array inside items is walked to weigh a pair, again
+    inside the walk of that pair, again for verdicts), each memo emptied when full
+    (0: none remembered).
 
     One field is not a choice between equal ways but a safety budget: ``fuzzy_budget``,
     the most similarities computed per fuzzy field of one array (distinct label texts x
@@ -84,6 +88,7 @@ class Tuning:
     flat_python_cells: int = 20_000
     lexi_small_forced: bool = True
     slack_wide: float = 8.0
+    memo_pairs: int = 1 << 16
     fuzzy_budget: int = 50_000_000
 
 
@@ -102,3 +107,15 @@ def tuned(**changes: object) -> Iterator[Tuning]:
         yield TUNING
     finally:
         TUNING = before
+
+
+def remember(memo: dict, key: tuple, value: tuple) -> tuple:
+    """``value`` (whose first members hold the objects of the ids in ``key``, so that no
+    id is reused while remembered) put in a memo of array pairs, emptied first when it
+    holds ``TUNING.memo_pairs`` (0: nothing kept); returns ``value``."""
+    most = TUNING.memo_pairs
+    if len(memo) >= most:
+        memo.clear()
+    if most:
+        memo[key] = value
+    return value

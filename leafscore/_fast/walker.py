@@ -64,6 +64,17 @@ class FastWalker(scorer.Walker):
         # keyed by the value's type and memo_value: equal keys, the same JSON value
         self.memo: dict[tuple, Any] = {}  # (tag, leaf id, JSON type, value) -> key
         self.reads: dict[tuple, scorer.Read] = {}  # (leaf id, JSON type, value) -> read
+        # An array inside items is walked once to weigh a candidate pair, again inside
+        # the walk of the pair that holds it, and again for its verdicts: its counts and
+        # pairs are remembered by the identity of its two read lists (held, so that an
+        # identity is never reused while remembered).
+        self.tallies: dict[tuple, tuple] = {}  # (node id, list ids) -> (lists, counts)
+        self.paired: dict[tuple, tuple] = {}  # (item id, list ids) -> (lists, pairs)
+        # (leaf id, signature member) -> {JSON type: {value: read}}: flat.walk_flat's reads
+        self.column_reads: dict[tuple, dict] = {}
+        self.signed: dict[int, tuple] = {}  # id of a leaf's read -> (read, signature)
+        self.named: dict[int, tuple] = {}  # id of an object node -> (node, its members)
+        self.paths: dict[tuple, tuple] = {}  # (object node id, path) -> (node, members)
 
     # -- reading, each distinct value once -------------------------------------------
 
@@ -127,10 +138,150 @@ class FastWalker(scorer.Walker):
             return scorer.Read(value, tag, flat.FlatItems(self, node, value, depth))
         return super().read(node, value, depth, label)
 
+    def signature(self, node: Any, read: scorer.Read) -> str | None:
+        """The definition's signature, with a leaf read's (one object per distinct value,
+        :meth:`read_leaf`) made once and a closed object's quoted member names once."""
+        tag = read.tag
+        if tag is None or node is scorer.IGNORED:
+            return None
+        cls = node.__class__
+        if cls is scorer.Leaf and tag != "anyOf":
+            found = self.signed.get(id(read))
+            if found is None or found[0] is not read:
+                found = self.signed[id(read)] = (read, super().signature(node, read))
+            return found[1]
+        if tag == "[]" and read.key.__class__ is flat.FlatItems:  # unordered: sorted
+            parts = sorted("{" + text[1:] for text in read.key.columns()[2] if text)
+            return "[" + ",".join(parts) + "]" if parts else None
+        if tag != "{}" or cls is not scorer.ObjectNode or node.properties is None or \
+                node.patterns:
+            return super().signature(node, read)
+        named = self.named.get(id(node))
+        if named is None:
+            named = self.named[id(node)] = (node, [(f"{scorer._quote(name)}=", name, child)
+                                                    for name, child in node.properties.items()])
+        members, empty = read.key, scorer.EMPTY
+        parts = [prefix + sig for prefix, name, child in named[1]
+                 if (sig := self.signature(child, members.get(name, empty)))]
+        return "{" + ",".join(parts) + "}" if parts else None
+
+    def keys(self, node: Any, read: scorer.Read, path: str,
+             tags: dict[str, set[str]] | None = None) -> list[tuple[str, str, Any, Any]]:
+        """The definition's keys, in its order, with each closed object's member paths
+        joined once per (node, path) instead of once per item."""
+        out: list[tuple[str, str, Any, Any]] = []
+        stack = [(node, read, path)]
+        empty, ignored, leaf_class = scorer.EMPTY, scorer.IGNORED, scorer.Leaf
+        while stack:
+            node, read, path = stack.pop()
+            tag = read.tag
+            if node is ignored or tag is None:
+                continue
+            used = None if tags is None else tags.get(path, ())
+            if tag == "{}" or tag == "[]":
+                if used and "json" in used:  # against a label of the wrong kind here
+                    out.append((path, "json", scorer.canon_exact(read.raw), scorer._JSON_LEAF))
+                if tag == "[]":
+                    below = f"{path}[]"
+                    if read.key.__class__ is flat.FlatItems and \
+                            (tags is None or "json" not in tags.get(below, ())):
+                        out += self.flat_keys(read.key, below, tags)
+                        continue
+                    stack += [(node.items, v, below) for _, v, _ in read.key]
+                else:
+                    members = read.key
+                    stack += [(child, members.get(name, empty), at)
+                              for name, child, at in self.member_paths(node, members, path)]
+                continue
+            leaf, own = (node, tag) if node.__class__ is leaf_class else (scorer._JSON_LEAF,
+                                                                          "json")
+            if tag == "anyOf":  # a label's readings: a key each
+                out += [(path, r.tag, r.key, leaf) for r in read.key if r.tag is not None]
+            elif used is None:
+                out.append((path, own, read.key, leaf))
+            else:
+                out += [(path, t, key, leaf) for t in used if (key := read.key if t == own
+                        else self.key(leaf, t, read.raw)) is not None]
+        return out
+
+    def flat_keys(self, items: flat.FlatItems, path: str, tags: dict[str, set[str]] | None,
+                  ) -> list[tuple[str, str, Any, Any]]:
+        """:meth:`keys` of a flat array's items at ``path``, from its columns (the same
+        keys, a field at a time; no item is read as an object)."""
+        _, values, _, reads = items.columns()
+        out: list[tuple[str, str, Any, Any]] = []
+        for (name, leaf), column, got in zip(flat.flat_fields(items.node.items, self),
+                                             values, reads, strict=True):
+            at = scorer.join(path, name)
+            used = None if tags is None else tags.get(at, ())
+            if used is None:
+                out += [(at, read[0], read[1], leaf) for read in got if read[0] is not None]
+                continue
+            for raw, (own, key, _) in zip(column, got, strict=True):
+                if own is not None:
+                    out += [(at, t, found, leaf) for t in used if (found := key if t == own
+                            else self.key(leaf, t, raw)) is not None]
+        return out
+
+    def stated(self, node: Any, read: scorer.Read) -> int:
+        """``len(self.keys(node, read, ""))`` without making the keys: the non-empty
+        leaves below (a label's readings: each non-empty one)."""
+        count, stack = 0, [(node, read)]
+        empty, ignored = scorer.EMPTY, scorer.IGNORED
+        while stack:
+            node, read = stack.pop()
+            tag = read.tag
+            if node is ignored or tag is None:
+                continue
+            if tag == "[]" and read.key.__class__ is flat.FlatItems:
+                count += sum(got[0] is not None for reads in read.key.columns()[3]
+                             for got in reads)
+            elif tag == "[]":
+                stack += [(node.items, v) for _, v, _ in read.key]
+            elif tag == "{}":
+                members = read.key
+                stack += [(child, members.get(name, empty))
+                          for name, child, _ in self.member_paths(node, members, "")]
+            elif tag == "anyOf":
+                count += sum(r.tag is not None for r in read.key)
+            else:
+                count += 1
+        return count
+
+    def member_paths(self, node: scorer.ObjectNode, members: dict, path: str) -> list[tuple]:
+        """(name, child node, path) of each member scored (``Walker.members``); a closed
+        object's, remembered per (node, path)."""
+        if node.properties is None or node.patterns:
+            return [(name, child, scorer.join(path, name))
+                    for name, child in self.members(node, members)]
+        memo = (id(node), path)
+        found = self.paths.get(memo)
+        if found is None or found[0] is not node:
+            found = self.paths[memo] = (node, [(name, child, scorer.join(path, name))
+                                               for name, child in node.properties.items()])
+        return found[1]
+
     # -- arrays ----------------------------------------------------------------------
 
     def walk_array(self, node: scorer.ArrayNode, left: Any, right: Any, address: str,
                    field: str, out: list, depth: int) -> None:
+        """The definition's walk of an array; a tally of the same two lists counted once
+        (counts depend on nothing else: addresses and field paths only name verdicts)."""
+        if out.__class__ is not scorer.Tally:
+            self._walk_array(node, left, right, address, field, out, depth)
+            return
+        memo = (id(node), id(left), id(right))
+        found = self.tallies.get(memo)
+        if found is None:
+            counts = scorer.Tally()
+            self._walk_array(node, left, right, address, field, counts, depth)
+            found = tuning.remember(self.tallies, memo, (left, right, counts))
+        out[0] += found[2][0]
+        out[1] += found[2][1]
+        out[2] += found[2][2]
+
+    def _walk_array(self, node: scorer.ArrayNode, left: Any, right: Any, address: str,
+                    field: str, out: list, depth: int) -> None:
         fields = None
         if (isinstance(left, flat.FlatItems) and (isinstance(right, flat.FlatItems) or
                                                   not right)) or \
@@ -139,17 +290,26 @@ class FastWalker(scorer.Walker):
         if fields is None:
             super().walk_array(node, left, right, address, field, out, depth)
             return
-        raw_left = left.raw if isinstance(left, flat.FlatItems) else []
-        raw_right = right.raw if isinstance(right, flat.FlatItems) else []
-        if flat.walk_flat(self, fields, raw_left, raw_right, address, field, out,
-                          self.document):
+        if flat.walk_flat(self, fields, left if isinstance(left, flat.FlatItems) else [],
+                          right if isinstance(right, flat.FlatItems) else [], address, field,
+                          out, self.document):
             self.blocks = True
 
     def pair(self, item: Any, left: list, right: list, address: str, field: str,
              depth: int) -> list[tuple[int, int]]:
         """Version 2.0's pairs (``scorer.pair_2_0``, step for step), the assignment's
         weights found per group of alike result items (:meth:`grouped_edges`) and solved
-        by scipy's compiled solvers on the very edges the definition gives them."""
+        by scipy's compiled solvers on the very edges the definition gives them. The
+        pairs of two lists are found once (a pure function of the two reads)."""
+        memo = (id(item), id(left), id(right))
+        found = self.paired.get(memo)
+        if found is None:
+            pairs = self._pair(item, left, right, address, field, depth)
+            found = tuning.remember(self.paired, memo, (left, right, pairs))
+        return found[2]
+
+    def _pair(self, item: Any, left: list, right: list, address: str, field: str,
+              depth: int) -> list[tuple[int, int]]:
         if self.rule is scorer.pair_2_1:
             return self.pair_2_1(item, left, right, field, depth)
         if self.rule is not scorer.pair_2_0:
@@ -243,11 +403,17 @@ class FastWalker(scorer.Walker):
                       ) -> tuple[list[list[tuple]], dict[str, set[str]], list[list[int]]]:
         """(each label item's keys (``Walker.keys``), {path: the tags label leaves use
         there}, the positions of ``right`` grouped by :meth:`group_key`, in order of first
-        member); an item no label leaf can see is in no group (worth 0 to every row)."""
+        member; each alone when no two signatures are equal); an item no label leaf can
+        see is in no group or alone in one (worth 0 to every row either way)."""
         label_keys = [self.keys(item, read, "") for _, read, _ in left]
         tags: dict[str, set[str]] = {}
         for path, tag, _, _ in (k for keys in label_keys for k in keys):
             tags.setdefault(path, set()).add(tag)
+        signatures = [sig for _, _, sig in right]
+        if None not in signatures and len(set(signatures)) == len(right):
+            # no two alike in content: groups of one (finer than group_key's, so each
+            # still weighs alike against every label item), without a group key made
+            return label_keys, tags, [[c] for c in range(len(right))]
         used = {path: tuple(sorted(found)) for path, found in tags.items()}
         groups: dict[Any, list[int]] = {}
         for c, (_, read, _) in enumerate(right):
