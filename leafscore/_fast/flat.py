@@ -61,11 +61,18 @@ class FlatItems(Sequence):
         self._items: list | None = None
         self._columns: tuple | None = None
 
-    def columns(self) -> tuple[list[int], list[list], list[str], list[list[tuple]]]:
+    def columns(self, walker: Any = None,
+                ) -> tuple[list[int], list[list], list[str], list[list[tuple]]]:
         """(index of each kept item, each field's values over them, each item's flat
-        signature, each field's reads): :func:`read_columns`, once."""
-        if self._columns is None:
-            self._columns = read_columns(self.walker, self.node.items, self.raw)
+        signature, each field's reads): :func:`read_columns`, kept once read by this
+        array's own walker. Another ``walker`` (a result's walk reading a label's array
+        it has not signed) reads them into its own per-document reads, where the result's
+        equal values then find them, and nothing is kept on the label."""
+        if self._columns is not None:
+            return self._columns
+        if walker is not None and walker is not self.walker:
+            return read_columns(walker, self.node.items, self.raw)
+        self._columns = read_columns(self.walker, self.node.items, self.raw)
         return self._columns
 
     def _read(self) -> list:
@@ -307,8 +314,9 @@ def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: Any, re
     specs = [(leaf, f"{scorer._quote(name)}=", scorer.join("x", name)[1:],
               scorer.join(item_field, name)) for name, leaf in fields]
     none = ([], [[] for _ in fields], [], [[] for _ in fields])  # a side of no kept item
-    index_left, values_left, sig_left, reads_left = label.columns() if label else none
-    index_right, values_right, sig_right, reads_right = result.columns() if result else none
+    index_left, values_left, sig_left, reads_left = label.columns(walker) if label else none
+    index_right, values_right, sig_right, reads_right = result.columns(walker) if result \
+        else none
     label, result = label.raw if label else [], result.raw if result else []
     # the pairs of two lists, found once (a tally, then verdicts, walk them alike)
     memo = ("flat", id(label), id(result))
