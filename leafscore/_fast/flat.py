@@ -314,10 +314,13 @@ def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: Any, re
     specs = [(leaf, f"{scorer._quote(name)}=", scorer.join("x", name)[1:],
               scorer.join(item_field, name)) for name, leaf in fields]
     none = ([], [[] for _ in fields], [], [[] for _ in fields])  # a side of no kept item
-    index_left, values_left, sig_left, reads_left = label.columns(walker) if label else none
-    index_right, values_right, sig_right, reads_right = result.columns(walker) if result \
-        else none
-    label, result = label.raw if label else [], result.raw if result else []
+    # (a FlatItems of no kept item reads as none; its raw list is never indexed)
+    index_left, values_left, sig_left, reads_left = label.columns(walker) \
+        if label.__class__ is FlatItems else none
+    index_right, values_right, sig_right, reads_right = result.columns(walker) \
+        if result.__class__ is FlatItems else none
+    label = label.raw if label.__class__ is FlatItems else []
+    result = result.raw if result.__class__ is FlatItems else []
     # the pairs of two lists, found once (a tally, then verdicts, walk them alike)
     memo = ("flat", id(label), id(result))
     found = walker.paired.get(memo)
