@@ -319,13 +319,15 @@ def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: Any, re
         if label.__class__ is FlatItems else none
     index_right, values_right, sig_right, reads_right = result.columns(walker) \
         if result.__class__ is FlatItems else none
-    label = label.raw if label.__class__ is FlatItems else []
-    result = result.raw if result.__class__ is FlatItems else []
-    # the pairs of two lists, found once (a tally, then verdicts, walk them alike)
+    # the pairs of two arrays, found once (a tally, then verdicts, walk them alike); keyed
+    # by their reads, one per place in the document (a raw list may be at two places)
     memo = ("flat", id(label), id(result))
     found = walker.paired.get(memo)
+    held = label, result
+    label = label.raw if label.__class__ is FlatItems else []
+    result = result.raw if result.__class__ is FlatItems else []
     if found is None:
-        found = tuning.remember(walker.paired, memo, (label, result, *_pairs(
+        found = tuning.remember(walker.paired, memo, (*held, *_pairs(
             walker, specs, label, result, index_left, index_right, sig_left, sig_right,
             values_right, reads_left, reads_right)))
     pairs, same = found[2], found[3]

@@ -1,0 +1,77 @@
+"""The fast engine's per-document memos of array pairs (``Tuning.memo_pairs``): what
+they key on. An array is remembered by its read, one per place in the document, never by
+its raw list, which a caller's Python data may hold at two places."""
+
+from __future__ import annotations
+
+import copy
+
+import pytest
+from engines import differences
+
+import scorer
+from leafscore import _fast
+
+MEMOS = ({}, {"memo_pairs": 0}, {"memo_pairs": 1})
+MEMO_IDS = ["default", "memo_pairs=0", "memo_pairs=1"]
+
+
+def _flat_array(field: str) -> dict:
+    return {"type": "array", "items": {"type": "object",
+                                       "properties": {field: {"type": "string"}}}}
+
+
+#: ``a`` pairs its items by ``x``, ``b`` by ``y``: one raw list read under both.
+TWO_FIELDS = {"type": "object", "properties": {"a": _flat_array("x"), "b": _flat_array("y")}}
+LABEL_ROWS = [{"x": "1", "y": "A"}, {"x": "2", "y": "B"}]
+RESULT_ROWS = [{"x": "1", "y": "B"}, {"x": "2", "y": "A"}]
+
+
+@pytest.mark.parametrize("changes", MEMOS, ids=MEMO_IDS)
+@pytest.mark.parametrize("version", ["2.0", "2.1"])
+def test_one_list_object_at_two_array_fields_is_paired_at_each_by_its_own_items(version,
+                                                                                 changes):
+    label = {"a": LABEL_ROWS, "b": LABEL_ROWS}
+    result = {"a": RESULT_ROWS, "b": RESULT_ROWS}
+    with _fast.tuned(**changes):
+        score = _fast.score(result, TWO_FIELDS, label, version=version)
+    # a: x pairs item 0 with 0 and 1 with 1; b: y pairs them crosswise; all 4 leaves right
+    assert score.value == 1.0
+    assert score.counts["correct"] == 4
+
+
+@pytest.mark.parametrize("version", ["2.0", "2.1"])
+def test_one_list_object_at_two_array_fields_scores_as_the_definition_scores_it(version):
+    label = {"a": LABEL_ROWS, "b": LABEL_ROWS}
+    result = {"a": RESULT_ROWS, "b": RESULT_ROWS}
+    assert scorer.score(result, TWO_FIELDS, label, version=version).value == 1.0
+    assert differences(TWO_FIELDS, label, result, forced=MEMOS, versions=[version]) == []
+
+
+NESTED = {"type": "object", "properties": {"groups": {"type": "array", "items": {
+    "type": "object", "properties": {"name": {"type": "string"},
+                                     "rows": _flat_array("x"),
+                                     "cells": _flat_array("y")}}}}}
+
+
+@pytest.mark.parametrize("version", ["2.0", "2.1"])
+def test_inner_arrays_sharing_list_objects_score_as_the_definition_scores_them(version):
+    # every group's rows and cells are the same two list objects on each side; the
+    # groups are shuffled, so each inner pair is weighed, walked and walked again
+    groups = [{"name": f"g{k}", "rows": LABEL_ROWS, "cells": LABEL_ROWS} for k in range(4)]
+    label = {"groups": groups}
+    result = {"groups": [{"name": f"g{k}", "rows": RESULT_ROWS, "cells": RESULT_ROWS}
+                         for k in (2, 0, 3, 1)]}
+    expected = scorer.score(result, NESTED, label, version=version)
+    # per group: its name, x twice and y twice, all correct
+    assert expected.value == 1.0
+    assert expected.counts["correct"] == 20
+    assert differences(NESTED, label, result, forced=MEMOS, versions=[version]) == []
+
+
+@pytest.mark.parametrize("version", ["2.0", "2.1"])
+def test_a_label_list_object_given_as_the_result_too_scores_every_leaf_correct(version):
+    rows = copy.deepcopy(LABEL_ROWS)
+    label = {"a": rows, "b": rows}
+    score = _fast.score(label, TWO_FIELDS, label, version=version)
+    assert (score.value, score.counts["correct"]) == (1.0, 4)
