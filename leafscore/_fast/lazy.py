@@ -32,6 +32,7 @@ full edges, as the fast engine does without this path (:func:`pair_2_0`).
 from __future__ import annotations
 
 import collections
+import itertools
 from collections.abc import Sequence
 from typing import Any
 
@@ -239,26 +240,29 @@ def _shared(label_keys: list[list[tuple]], result_keys: list[list[tuple]],
     leaf hashes its options."""
     from scipy.sparse import csr_matrix
 
-    words: dict[tuple, int] = {}
-    a_rows, a_cols = [], []
-    for r, keys in enumerate(label_keys):
-        for key, many in collections.Counter(k[:3] for k in keys).items():
-            for k in range(many):
-                a_rows.append(r)
-                a_cols.append(words.setdefault((key, k), len(words)))
-    b_rows, b_cols = [], []
-    for g, keys in enumerate(result_keys):
-        for key, many in collections.Counter(k[:3] for k in keys).items():
-            for k in range(many):
-                word = words.get((key, k))
-                if word is None:
-                    break  # no label holds this many copies
-                b_rows.append(g)
-                b_cols.append(word)
     out: list[dict[int, int]] = [{} for _ in label_keys]
-    if not a_rows or not b_rows:
+    known: dict[tuple, int] = {}  # key -> id (a label key's first position), set in C
+    label_flat = [key[:3] for keys in label_keys for key in keys]
+    label_ids = np.fromiter(map(known.setdefault, label_flat, itertools.count()), np.int64,
+                            len(label_flat))
+    result_flat = [key[:3] for keys in result_keys for key in keys]
+    result_ids = np.fromiter(map(known.get, result_flat, itertools.repeat(-1)), np.int64,
+                             len(result_flat))
+    label_rows, label_copy = _copies(label_keys, label_ids)
+    result_rows, result_copy = _copies(result_keys, result_ids)
+    held = result_ids >= 0  # a key no label holds is no word
+    if not len(label_ids) or not held.any():
         return out
-    a = csr_matrix((np.ones(len(a_rows), np.int64), (a_rows, a_cols)),
+    # a word is (key id, copy); numbered as the label's words, sorted
+    width = int(max(label_copy.max(), result_copy.max())) + 1
+    words, a_cols = np.unique(label_ids * width + label_copy, return_inverse=True)
+    b_code = result_ids[held] * width + result_copy[held]
+    at = np.minimum(np.searchsorted(words, b_code), len(words) - 1)
+    found = words[at] == b_code  # else no label holds this many copies of the key
+    b_rows, b_cols = result_rows[held][found], at[found]
+    if not len(b_rows):
+        return out
+    a = csr_matrix((np.ones(len(label_rows), np.int64), (label_rows, a_cols.reshape(-1))),
                    shape=(len(label_keys), len(words)))
     b = csr_matrix((np.ones(len(b_rows), np.int64), (b_cols, b_rows)),
                    shape=(len(words), len(result_keys)))
@@ -268,6 +272,21 @@ def _shared(label_keys: list[list[tuple]], result_keys: list[list[tuple]],
         if hits:
             out[r][g] = hits
     return out
+
+
+def _copies(keys: list[list[tuple]], ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(item of each key, which copy of its key in that item it is: 0, 1, ...), for keys
+    given per item and their ``ids`` in the same order, flattened."""
+    rows = np.repeat(np.arange(len(keys), dtype=np.int64), [len(line) for line in keys])
+    order = np.lexsort((ids, rows))
+    n = len(order)
+    sorted_rows, sorted_ids = rows[order], ids[order]
+    starts = np.ones(n, bool)  # where a run of one (item, key) begins
+    starts[1:] = (sorted_rows[1:] != sorted_rows[:-1]) | (sorted_ids[1:] != sorted_ids[:-1])
+    place = np.arange(n, dtype=np.int64)
+    copy = np.empty(n, np.int64)
+    copy[order] = place - np.maximum.accumulate(np.where(starts, place, 0))
+    return rows, copy
 
 
 def only_best(tight: list[list[int]], u: list[int], v: list[int], mate_row: list[int],

@@ -12,6 +12,7 @@ from __future__ import annotations
 import bisect
 import collections
 import functools
+import itertools
 from collections.abc import Sequence
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_CEILING, ROUND_FLOOR, Decimal, localcontext
 from typing import Any
@@ -210,9 +211,13 @@ class FastWalker(scorer.Walker):
         keys, a field at a time; no item is read as an object)."""
         _, values, _, reads = items.columns()
         out: list[tuple[str, str, Any, Any]] = []
-        for (name, leaf), column, got in zip(flat.flat_fields(items.node.items, self),
-                                             values, reads, strict=True):
-            at = scorer.join(path, name)
+        memo = (id(items.node), path)
+        found = self.paths.get(memo)
+        if found is None or found[0] is not items.node:  # each field's leaf and path, once
+            found = self.paths[memo] = (items.node, [
+                (leaf, scorer.join(path, name))
+                for name, leaf in flat.flat_fields(items.node.items, self)])
+        for (leaf, at), column, got in zip(found[1], values, reads, strict=True):
             used = None if tags is None else tags.get(at, ())
             if used is None:
                 out += [(at, read[0], read[1], leaf) for read in got if read[0] is not None]
@@ -530,8 +535,11 @@ def solve_2_1(groups_left: list[list[int]], groups_right: list[list[int]],
 def _holds_readings(items: list) -> bool:
     """Whether a flat array's raw items hold a value ``{"$anyOf": ...}`` (a dict at a
     scalar field, which the column path cannot read as readings)."""
-    return any(v.__class__ is dict for item in items if isinstance(item, dict)
-               for v in item.values())
+    dicts = items if all(map(dict.__instancecheck__, items)) else \
+        [item for item in items if isinstance(item, dict)]
+    # every value's type, collected in C (a generator step per value: 2x the time,
+    # about 1% of a 10,000-row document's first scoring)
+    return dict in set(map(type, itertools.chain.from_iterable(map(dict.values, dicts))))
 
 
 def usable(node: Any, walker: scorer.Walker, depth: int) -> str | None:
