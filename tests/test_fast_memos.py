@@ -75,3 +75,35 @@ def test_a_label_list_object_given_as_the_result_too_scores_every_leaf_correct(v
     label = {"a": rows, "b": rows}
     score = _fast.score(label, TWO_FIELDS, label, version=version)
     assert (score.value, score.counts["correct"]) == (1.0, 4)
+
+
+def _nested_case() -> tuple[dict, dict, dict]:
+    groups = [{"name": f"g{k}", "rows": copy.deepcopy(LABEL_ROWS),
+               "cells": copy.deepcopy(LABEL_ROWS)} for k in range(3)]
+    result = {"groups": [{"name": f"g{k}", "rows": copy.deepcopy(RESULT_ROWS),
+                          "cells": [{"y": "A"}]} for k in (1, 2, 0)]}
+    return NESTED, {"groups": groups}, result
+
+
+def test_a_prepared_documents_value_walks_each_result_with_a_walker_of_its_own():
+    schema, label, result = _nested_case()
+    document = _fast.VERSIONS["2.1"].document(schema, label, scorer.Options(), "label.json")
+    held = {name: len(getattr(document.walker, name))
+            for name in ("tallies", "paired", "signed", "column_reads", "reads")}
+    # per group: name, x twice, y once of two (the other cell missing): 4 of 5 right
+    assert document.value(result) == document.score(result).value == 12 / 15
+    assert document.value(result) == scorer.score(result, schema, label).value
+    assert {name: len(getattr(document.walker, name)) for name in held} == held
+
+
+def test_a_prepared_documents_parse_failure_is_the_definitions_and_keeps_no_memo():
+    schema, label, _ = _nested_case()
+    document = _fast.VERSIONS["2.1"].document(schema, label, scorer.Options(), "label.json")
+    expected = scorer.VERSIONS["2.1"].document(schema, label, scorer.Options(),
+                                               "label.json").parse_failure(None)
+    paired = len(document.walker.paired)
+    got = document.parse_failure(None)
+    # 3 groups x (name + 2 x + 2 y) label leaves, each a parse failure
+    assert (got.value, got.counts["parse_failure"]) == (0.0, 15)
+    assert got.to_dict(verdicts=True) == expected.to_dict(verdicts=True)
+    assert len(document.walker.paired) == paired

@@ -121,6 +121,21 @@ class Document(scorer.Document):
             walker.walk(self.root, self.label_read, walker.read(self.root, result), "", "", out)
             return rows.summed(out, self.version, walker.exact)
 
+    def value(self, result: Any) -> float:
+        """``scorer.Document.value``, walked by a walker of its own, as :meth:`score` is:
+        a walker's per-document memos hold the result's reads, so none outlives its
+        result (the preparing walker serves every result of the label)."""
+        return scorer.Document.value(self._fresh(), result)
+
+    def parse_failure(self, data: Any = None) -> scorer.DocScore:
+        """``scorer.Document.parse_failure``, walked by a walker of its own."""
+        return scorer.Document.parse_failure(self._fresh(), data)
+
+    def _fresh(self) -> Document:
+        from leafscore._fast.walker import FastWalker
+        return dataclasses.replace(self, walker=FastWalker(
+            self.walker.comparators, self.walker.rule, None, self.walker.readings))
+
 
 def _document_2_0(schema: Any, label: Any, options: scorer.Options, file: str) -> Document:
     from leafscore._fast.walker import FastWalker  # numpy with it: loaded by the first document

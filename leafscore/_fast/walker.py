@@ -168,8 +168,9 @@ class FastWalker(scorer.Walker):
 
     def keys(self, node: Any, read: scorer.Read, path: str,
              tags: dict[str, set[str]] | None = None) -> list[tuple[str, str, Any, Any]]:
-        """The definition's keys, in its order, with each closed object's member paths
-        joined once per (node, path) instead of once per item."""
+        """The definition's keys, the same multiset (a flat array's listed field by
+        field, from its columns: :meth:`flat_keys`; every caller counts or sets them),
+        with each closed object's member paths joined once per (node, path)."""
         out: list[tuple[str, str, Any, Any]] = []
         stack = [(node, read, path)]
         empty, ignored, leaf_class = scorer.EMPTY, scorer.IGNORED, scorer.Leaf
