@@ -1107,8 +1107,9 @@ class Walker:
                 if used and "json" in used:  # against a label of the wrong kind here
                     out.append((path, "json", canon_exact(read.raw), _JSON_LEAF))
                 stack += [(node.items, v, f"{path}[]") for _, v, _ in read.key] \
-                    if read.tag == "[]" else [(child, read.key.get(name, EMPTY), join(path, name))
-                                              for name, child in self.members(node, read.key)]
+                    if read.tag == "[]" else [(child, v, join(path, name))  # the stated ones
+                                              for name, child in self.members(node, read.key)
+                                              if (v := read.key.get(name, EMPTY)).tag is not None]
                 continue
             leaf, own = (node, read.tag) if isinstance(node, Leaf) else (_JSON_LEAF, "json")
             if read.tag == "anyOf":  # a label's readings: a key each
@@ -1116,8 +1117,10 @@ class Walker:
             elif used is None:
                 out.append((path, own, read.key, leaf))
             else:
-                out += [(path, tag, key, leaf) for tag in used if (key := read.key if tag == own
-                        else self.key(leaf, tag, read.raw)) is not None]
+                for tag in used:
+                    key = read.key if tag == own else self.key(leaf, tag, read.raw)
+                    if key is not None:
+                        out.append((path, tag, key, leaf))
         return out
 
     def hashable(self, item: Any) -> bool:
@@ -1143,24 +1146,70 @@ class Walker:
                 depth: int) -> tuple[dict[tuple[int, int], tuple[int, int, int]], int]:
         """{(row, column): (correct, both, one side)} of pairs worth a correct leaf; most leaves."""
         label_keys = [self.keys(item, read, "") for _, read, _ in left]
-        candidates: Any = ((r, c) for r in range(len(left)) for c in range(len(right)))
-        if self.hashable(item):
-            tags: dict[str, set[str]] = {}
-            for path, tag, _, _ in (k for keys in label_keys for k in keys):
-                tags.setdefault(path, set()).add(tag)
-            holding: dict[tuple, list[int]] = {}
-            for c, (_, read, _) in enumerate(right):
-                for key in set(self.keys(item, read, "", tags)):
-                    holding.setdefault(key, []).append(c)
-            candidates = sorted({(r, c) for r, keys in enumerate(label_keys)
-                                 for key in set(keys) for c in holding.get(key, ())})
+        most = max(map(len, label_keys), default=0)
+        if not self.hashable(item):
+            pairs = itertools.product(range(len(left)), range(len(right)))
+            return self.walked(item, left, right, pairs, field, depth), most
+        tags: dict[str, set[str]] = {}
+        for path, tag, _, _ in (k for keys in label_keys for k in keys):
+            tags.setdefault(path, set()).add(tag)
+        holding: dict[tuple, list[int]] = {}  # (path, tag, key): a path names its leaf
+        for c, (_, read, _) in enumerate(right):
+            for key in {k[:3] for k in self.keys(item, read, "", tags)}:
+                holding.setdefault(key, []).append(c)
+        # A flat item's leaves are its members, compared by equal keys: a pair's correct leaves
+        # are the members where the two share a key; the rest follows from which members each
+        # states (kind(): stated on both sides, a leaf present on both; on one, a leaf on one
+        # side, unless the label's readings allow an empty one). Other items, and pairs not of
+        # two objects, are walked.
+        flat = is_flat(item)
+        stated = [self.stated_members(item, read) if flat else None for _, read, _ in left]
+        stated_right = [self.stated_members(item, read) if flat else None for _, read, _ in right]
+        found: dict[tuple[int, int], tuple[int, int, int]] = {}
+        for r, keys in enumerate(label_keys):
+            at: dict[str, set[int]] = {}  # path -> results sharing a key of this label item there
+            for key in {k[:3] for k in keys}:
+                at.setdefault(key[0], set()).update(holding.get(key, ()))
+            row = sorted(Counter(itertools.chain.from_iterable(at.values())).items())
+            if stated[r] is None:
+                found.update(self.walked(item, left, right, [(r, c) for c, _ in row], field, depth))
+                continue
+            label, may_be_empty = stated[r]
+            for c, correct in row:
+                if (result := stated_right[c]) is None:
+                    found.update(self.walked(item, left, right, [(r, c)], field, depth))
+                    continue
+                both = len(label & result[0])
+                found[r, c] = (correct, both, len(label) + len(result[0]) - 2 * both
+                               - len(may_be_empty - result[0]))
+        return found, most
+
+    def walked(self, item: Any, left: list[Item], right: list[Item], pairs: Any, field: str,
+               depth: int) -> dict[tuple[int, int], tuple[int, int, int]]:
+        """{(row, column): (correct, both, one side)} of ``pairs`` worth a correct leaf, walked."""
         found = {}
-        for r, c in candidates:
+        for r, c in pairs:
             counts = Tally()
             self.walk(item, left[r][1], right[c][1], "", field, counts, depth + 1)
             if counts[0]:  # no pair worth 0 correct leaves is made
                 found[r, c] = tuple(counts)
-        return found, max(map(len, label_keys), default=0)
+        return found
+
+    def stated_members(self, item: ObjectNode, read: Read) -> tuple[set[str], set[str]] | None:
+        """(names of the members stated, of those whose readings allow an empty one) of a flat
+        item's object read; None if the read is no object (the walk reads it as one leaf)."""
+        if read.tag != "{}":
+            return None
+        stated = {name for name, child in item.properties.items()
+                  if child is not IGNORED and read.key.get(name, EMPTY).tag is not None}
+        return stated, {name for name in stated if read.key[name].tag == "anyOf"
+                        and any(r.tag is None for r in read.key[name].key)}
+
+
+def is_flat(item: Any) -> bool:
+    """Whether ``item`` is an object whose scored members are all leaves, named in its schema."""
+    return isinstance(item, ObjectNode) and item.properties is not None and not item.patterns \
+        and all(isinstance(child, Leaf) or child is IGNORED for child in item.properties.values())
 
 
 def is_readings(value: dict) -> bool:
@@ -1183,7 +1232,7 @@ def _kind_of(node: ObjectNode | ArrayNode) -> type:
 def join(path: str, name: Any) -> str:
     """``a.b``, or ``["a.b"]`` for a name holding ``.[]"\\`` or empty (spec 2.0 §7)."""
     name = str(name)
-    if not name or _NEEDS_QUOTES.search(name):
+    if not name.isidentifier() and (not name or _NEEDS_QUOTES.search(name)):  # a quick no first
         return f"{path}[{json.dumps(name, ensure_ascii=False)}]"
     return f"{path}.{name}" if path else name
 
@@ -1300,8 +1349,9 @@ def pair_2_1(walker: Walker, item: Any, left: list[Item], right: list[Item], add
     sides, then fewest on one side, never a pair worth 0; ties to the lexicographically
     smallest in canonical order (signature, raw JSON, position)."""
     def order(items: list[Item]) -> list[int]:
-        return sorted(range(len(items)), key=lambda k: (items[k][2] or "",
-                                                        raw_text(items[k][1].raw), k))
+        ties = Counter(sig or "" for _, _, sig in items)  # raw JSON orders equal signatures only
+        return sorted(range(len(items)), key=lambda k: (
+            items[k][2] or "", raw_text(items[k][1].raw) if ties[items[k][2] or ""] > 1 else "", k))
     order_left, order_right = order(left), order(right)
     found, _ = walker.weights(item, [left[k] for k in order_left],
                               [right[k] for k in order_right], address, field, depth)

@@ -54,10 +54,10 @@ class FlatItems(Sequence):
     of such an array holds as its key. Read item by item (the definition's way) only if
     something other than the column path asks for them (an array nested in an item)."""
 
-    __slots__ = ("_columns", "_items", "depth", "node", "raw", "walker")
+    __slots__ = ("_columns", "_items", "node", "raw", "walker")
 
-    def __init__(self, walker: Any, node: scorer.ArrayNode, raw: list, depth: int) -> None:
-        self.walker, self.node, self.raw, self.depth = walker, node, raw, depth
+    def __init__(self, walker: Any, node: scorer.ArrayNode, raw: list) -> None:
+        self.walker, self.node, self.raw = walker, node, raw
         self._items: list | None = None
         self._columns: tuple | None = None
 

@@ -136,7 +136,7 @@ class FastWalker(scorer.Walker):
                 usable(node, self, depth) == "flat" and not (
                     label and self.readings and _holds_readings(value)):
             tag = None if scorer.is_empty(value) else "[]"
-            return scorer.Read(value, tag, flat.FlatItems(self, node, value, depth))
+            return scorer.Read(value, tag, flat.FlatItems(self, node, value))
         return super().read(node, value, depth, label)
 
     def signature(self, node: Any, read: scorer.Read) -> str | None:
