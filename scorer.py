@@ -1145,44 +1145,80 @@ class Walker:
     def weights(self, item: Any, left: list[Item], right: list[Item], address: str, field: str,
                 depth: int) -> tuple[dict[tuple[int, int], tuple[int, int, int]], int]:
         """{(row, column): (correct, both, one side)} of pairs worth a correct leaf; most leaves."""
+        if is_flat(item) and self.hashable(item) and \
+                all(read.tag == "{}" for _, read, _ in (*left, *right)):
+            return self.flat_weights(item, left, right)
         label_keys = [self.keys(item, read, "") for _, read, _ in left]
         most = max(map(len, label_keys), default=0)
-        if not self.hashable(item):
-            pairs = itertools.product(range(len(left)), range(len(right)))
-            return self.walked(item, left, right, pairs, field, depth), most
-        tags: dict[str, set[str]] = {}
-        for path, tag, _, _ in (k for keys in label_keys for k in keys):
-            tags.setdefault(path, set()).add(tag)
-        holding: dict[tuple, list[int]] = {}  # (path, tag, key): a path names its leaf
-        for c, (_, read, _) in enumerate(right):
-            for key in {k[:3] for k in self.keys(item, read, "", tags)}:
-                holding.setdefault(key, []).append(c)
-        # A flat item's leaves are its members, compared by equal keys: a pair's correct leaves
-        # are the members where the two share a key; the rest follows from which members each
-        # states (kind(): stated on both sides, a leaf present on both; on one, a leaf on one
-        # side, unless the label's readings allow an empty one). Other items, and pairs not of
-        # two objects, are walked.
-        flat = is_flat(item)
-        stated = [self.stated_members(item, read) if flat else None for _, read, _ in left]
-        stated_right = [self.stated_members(item, read) if flat else None for _, read, _ in right]
-        found: dict[tuple[int, int], tuple[int, int, int]] = {}
-        for r, keys in enumerate(label_keys):
-            at: dict[str, set[int]] = {}  # path -> results sharing a key of this label item there
-            for key in {k[:3] for k in keys}:
-                at.setdefault(key[0], set()).update(holding.get(key, ()))
-            row = sorted(Counter(itertools.chain.from_iterable(at.values())).items())
-            if stated[r] is None:
-                found.update(self.walked(item, left, right, [(r, c) for c, _ in row], field, depth))
+        candidates: Any = itertools.product(range(len(left)), range(len(right)))
+        if self.hashable(item):  # only pairs sharing a key can be worth a correct leaf
+            tags: dict[str, set[str]] = {}
+            for path, tag, _, _ in (k for keys in label_keys for k in keys):
+                tags.setdefault(path, set()).add(tag)
+            holding: dict[tuple, list[int]] = {}
+            for c, (_, read, _) in enumerate(right):
+                for key in {k[:3] for k in self.keys(item, read, "", tags)}:
+                    holding.setdefault(key, []).append(c)
+            candidates = sorted({(r, c) for r, keys in enumerate(label_keys)
+                                 for key in {k[:3] for k in keys} for c in holding.get(key, ())})
+        return self.walked(item, left, right, candidates, field, depth), most
+
+    def flat_weights(self, item: ObjectNode, left: list[Item], right: list[Item],
+                     ) -> tuple[dict[tuple[int, int], tuple[int, int, int]], int]:
+        """:meth:`weights` of flat object items (:func:`is_flat`, compared by equal keys), a
+        member at a time: a pair's correct leaves are the members where the label item's key
+        (one of its readings') is the result item's key under that tag, and the rest follows
+        from the members each states (what kind() gives: stated on both sides, a leaf present
+        on both; on one side only, a leaf of one side, unless the label's readings allow an
+        empty one)."""
+        rows = range(len(left))
+        hits: list[list[int]] = [[] for _ in rows]  # a result item once per member it matches
+        label_keys = [0 for _ in rows]
+        stated: tuple[list[set[str]], list[set[str]]] = ([set() for _ in rows],
+                                                          [set() for _ in right])
+        may_be_empty: list[set[str]] = [set() for _ in rows]
+        for name, leaf in item.properties.items():
+            if leaf is IGNORED:
                 continue
-            label, may_be_empty = stated[r]
-            for c, correct in row:
-                if (result := stated_right[c]) is None:
-                    found.update(self.walked(item, left, right, [(r, c)], field, depth))
+            keyed: list[list[tuple[str, Any]]] = []  # each label item's (tag, key) here
+            for r, (_, read, _) in enumerate(left):
+                member = read.key.get(name, EMPTY)
+                if member.tag is None:
+                    keyed.append([])
                     continue
-                both = len(label & result[0])
-                found[r, c] = (correct, both, len(label) + len(result[0]) - 2 * both
-                               - len(may_be_empty - result[0]))
-        return found, most
+                stated[0][r].add(name)
+                if member.tag == "anyOf":  # a label's readings: a key each
+                    keyed.append([(m.tag, m.key) for m in member.key if m.tag is not None])
+                    if any(m.tag is None for m in member.key):
+                        may_be_empty[r].add(name)
+                else:
+                    keyed.append([(member.tag, member.key)])
+                label_keys[r] += len(keyed[-1])
+            tags = {tag for keys in keyed for tag, _ in keys}
+            holding: dict[tuple[str, Any], list[int]] = {}  # (tag, key) -> result items
+            for c, (_, read, _) in enumerate(right):
+                member = read.key.get(name, EMPTY)
+                if member.tag is None:
+                    continue
+                stated[1][c].add(name)
+                for tag in tags:  # its key under each tag a label item is read with here
+                    key = member.key if tag == member.tag else self.key(leaf, tag, member.raw)
+                    if key is not None:
+                        holding.setdefault((tag, key), []).append(c)
+            for r, keys in enumerate(keyed):
+                if len(keys) == 1:
+                    hits[r] += holding.get(keys[0], ())
+                elif keys:  # readings: a result item matching two counts once
+                    hits[r] += set().union(*(holding.get(key, ()) for key in keys))
+        found = {}
+        sizes = [len(result) for result in stated[1]]
+        for r in rows:
+            label, size, allowed = stated[0][r], len(stated[0][r]), may_be_empty[r]
+            for c, correct in sorted(Counter(hits[r]).items()):
+                both = len(label & stated[1][c])
+                one = size + sizes[c] - 2 * both  # a label's readings may allow an absence
+                found[r, c] = (correct, both, one - len(allowed - stated[1][c]) if allowed else one)
+        return found, max(label_keys, default=0)
 
     def walked(self, item: Any, left: list[Item], right: list[Item], pairs: Any, field: str,
                depth: int) -> dict[tuple[int, int], tuple[int, int, int]]:
@@ -1194,16 +1230,6 @@ class Walker:
             if counts[0]:  # no pair worth 0 correct leaves is made
                 found[r, c] = tuple(counts)
         return found
-
-    def stated_members(self, item: ObjectNode, read: Read) -> tuple[set[str], set[str]] | None:
-        """(names of the members stated, of those whose readings allow an empty one) of a flat
-        item's object read; None if the read is no object (the walk reads it as one leaf)."""
-        if read.tag != "{}":
-            return None
-        stated = {name for name, child in item.properties.items()
-                  if child is not IGNORED and read.key.get(name, EMPTY).tag is not None}
-        return stated, {name for name in stated if read.key[name].tag == "anyOf"
-                        and any(r.tag is None for r in read.key[name].key)}
 
 
 def is_flat(item: Any) -> bool:
@@ -1382,9 +1408,11 @@ def best_matching(rows: int, cols: int, edges: Mapping[tuple[int, int], int]) ->
     """A maximum-weight matching of ``edges`` and optimal duals, in Python integers:
     (each row's tight columns in order, ``u``, ``v``, ``mate_row``, ``mate_col``)."""
     adjacent: list[list[tuple[int, int]]] = [[] for _ in range(rows)]
-    for (r, c), weight in sorted(edges.items()):
+    for (r, c), weight in edges.items():
         adjacent[r].append((c, weight))
-    u = [max((w for _, w in line), default=0) for line in adjacent]
+    for line in adjacent:
+        line.sort()  # each row's edges by column
+    u = [max([w for _, w in line], default=0) for line in adjacent]
     v, mate_row, mate_col = [0] * cols, [-1] * rows, [-1] * cols
     for r, line in enumerate(adjacent):  # a greedy start on each row's best edges
         c = next((c for c, w in line if w == u[r] and mate_col[c] < 0), -1)
