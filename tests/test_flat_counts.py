@@ -15,6 +15,8 @@ from typing import Any
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from strategies import triples
+from tie_strategies import tie_documents
 
 import scorer
 
@@ -88,6 +90,18 @@ def score_checked(version: str, schema: dict, label: dict, result: dict) -> list
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=flat_arrays(), version=st.sampled_from(("2.0", "2.1")))
 def test_a_flat_pairs_counts_from_its_keys_are_the_walks(case, version):
+    score_checked(version, *case)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=tie_documents(max_items=12), version=st.sampled_from(("2.0", "2.1")))
+def test_tie_heavy_arrays_weigh_as_their_walk(case, version):
+    score_checked(version, *case)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=triples(), version=st.sampled_from(("2.0", "2.1")))
+def test_generated_documents_weigh_as_their_walk(case, version):
     score_checked(version, *case)
 
 
