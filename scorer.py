@@ -1145,13 +1145,13 @@ class Walker:
     def weights(self, item: Any, left: list[Item], right: list[Item], address: str, field: str,
                 depth: int) -> tuple[dict[tuple[int, int], tuple[int, int, int]], int]:
         """{(row, column): (correct, both, one side)} of pairs worth a correct leaf; most leaves."""
-        if is_flat(item) and self.hashable(item) and \
-                all(read.tag == "{}" for _, read, _ in (*left, *right)):
+        hashable = self.hashable(item)
+        if hashable and is_flat(item) and all(read.tag == "{}" for _, read, _ in (*left, *right)):
             return self.flat_weights(item, left, right)
         label_keys = [self.keys(item, read, "") for _, read, _ in left]
         most = max(map(len, label_keys), default=0)
         candidates: Any = itertools.product(range(len(left)), range(len(right)))
-        if self.hashable(item):  # only pairs sharing a key can be worth a correct leaf
+        if hashable:  # only pairs sharing a key can be worth a correct leaf
             tags: dict[str, set[str]] = {}
             for path, tag, _, _ in (k for keys in label_keys for k in keys):
                 tags.setdefault(path, set()).add(tag)
@@ -1173,9 +1173,9 @@ class Walker:
         empty one)."""
         rows = range(len(left))
         hits: list[list[int]] = [[] for _ in rows]  # a result item once per member it matches
-        label_keys = [0 for _ in rows]
-        stated: tuple[list[set[str]], list[set[str]]] = ([set() for _ in rows],
-                                                          [set() for _ in right])
+        key_counts = [0 for _ in rows]  # each label item's keys, as len(keys()) counts them
+        stated: list[set[str]] = [set() for _ in rows]  # the members each item states
+        stated_right: list[set[str]] = [set() for _ in right]
         may_be_empty: list[set[str]] = [set() for _ in rows]
         for name, leaf in item.properties.items():
             if leaf is IGNORED:
@@ -1186,21 +1186,21 @@ class Walker:
                 if member.tag is None:
                     keyed.append([])
                     continue
-                stated[0][r].add(name)
+                stated[r].add(name)
                 if member.tag == "anyOf":  # a label's readings: a key each
                     keyed.append([(m.tag, m.key) for m in member.key if m.tag is not None])
                     if any(m.tag is None for m in member.key):
                         may_be_empty[r].add(name)
                 else:
                     keyed.append([(member.tag, member.key)])
-                label_keys[r] += len(keyed[-1])
+                key_counts[r] += len(keyed[-1])
             tags = {tag for keys in keyed for tag, _ in keys}
             holding: dict[tuple[str, Any], list[int]] = {}  # (tag, key) -> result items
             for c, (_, read, _) in enumerate(right):
                 member = read.key.get(name, EMPTY)
                 if member.tag is None:
                     continue
-                stated[1][c].add(name)
+                stated_right[c].add(name)
                 for tag in tags:  # its key under each tag a label item is read with here
                     key = member.key if tag == member.tag else self.key(leaf, tag, member.raw)
                     if key is not None:
@@ -1211,14 +1211,15 @@ class Walker:
                 elif keys:  # readings: a result item matching two counts once
                     hits[r] += set().union(*(holding.get(key, ()) for key in keys))
         found = {}
-        sizes = [len(result) for result in stated[1]]
+        sizes = [len(result) for result in stated_right]
         for r in rows:
-            label, size, allowed = stated[0][r], len(stated[0][r]), may_be_empty[r]
+            label, size, allowed = stated[r], len(stated[r]), may_be_empty[r]
             for c, correct in sorted(Counter(hits[r]).items()):
-                both = len(label & stated[1][c])
+                result = stated_right[c]
+                both = len(label & result)
                 one = size + sizes[c] - 2 * both  # a label's readings may allow an absence
-                found[r, c] = (correct, both, one - len(allowed - stated[1][c]) if allowed else one)
-        return found, max(label_keys, default=0)
+                found[r, c] = (correct, both, one - len(allowed - result) if allowed else one)
+        return found, max(key_counts, default=0)
 
     def walked(self, item: Any, left: list[Item], right: list[Item], pairs: Any, field: str,
                depth: int) -> dict[tuple[int, int], tuple[int, int, int]]:
@@ -1375,9 +1376,10 @@ def pair_2_1(walker: Walker, item: Any, left: list[Item], right: list[Item], add
     sides, then fewest on one side, never a pair worth 0; ties to the lexicographically
     smallest in canonical order (signature, raw JSON, position)."""
     def order(items: list[Item]) -> list[int]:
-        ties = Counter(sig or "" for _, _, sig in items)  # raw JSON orders equal signatures only
+        signatures = [sig or "" for _, _, sig in items]
+        ties = Counter(signatures)  # raw JSON orders equal signatures only
         return sorted(range(len(items)), key=lambda k: (
-            items[k][2] or "", raw_text(items[k][1].raw) if ties[items[k][2] or ""] > 1 else "", k))
+            signatures[k], raw_text(items[k][1].raw) if ties[signatures[k]] > 1 else "", k))
     order_left, order_right = order(left), order(right)
     found, _ = walker.weights(item, [left[k] for k in order_left],
                               [right[k] for k in order_right], address, field, depth)
