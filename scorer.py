@@ -328,6 +328,8 @@ def text_fold(text: str, v21: bool = False) -> str:
     if v21:
         text = text.translate(_DEGREE)
     text = unicodedata.normalize("NFKC", _stream_safe(text.strip())).casefold()
+    if text.replace(" ", "").isalnum():  # no format mark, dot above, dash or fold to change
+        return text.strip()
     if v21:
         text = _DOT_ABOVE.sub("", text)
     return _DASH.sub("-", _CF.sub("", text).translate(_FOLDS)).strip()
@@ -341,8 +343,8 @@ def canon_text(value: Any, v21: bool = False) -> str:
         number = json_decimal(value)
         return plain_decimal(number) if number is not None else str(value).casefold()
     folded = text_fold(value, v21)
-    if folded.isascii() and (bare := folded.replace(" ", "")).isalnum():
-        return bare  # ASCII letters, digits and spaces: no sign, nothing else to delete
+    if (bare := folded.replace(" ", "")).isalnum():
+        return bare  # letters, digits and spaces: no sign, nothing else to delete
     sign = _SIGN.match(folded)
     body = folded[1:] if sign else folded
     parts = _KEPT_SIGNS.split(body) if v21 else [body]  # 2.1's kept runs: odd places
@@ -1174,25 +1176,26 @@ class Walker:
         rows = range(len(left))
         hits: list[list[int]] = [[] for _ in rows]  # a result item once per member it matches
         key_counts = [0 for _ in rows]  # each label item's keys, as len(keys()) counts them
-        stated: list[set[str]] = [set() for _ in rows]  # the members each item states
-        stated_right: list[set[str]] = [set() for _ in right]
-        may_be_empty: list[set[str]] = [set() for _ in rows]
-        for name, leaf in item.properties.items():
+        stated = [0 for _ in rows]  # the members each item states, a bit per member
+        stated_right = [0 for _ in right]
+        may_be_empty = [0 for _ in rows]
+        for bit, (name, leaf) in enumerate(item.properties.items()):
             if leaf is IGNORED:
                 continue
-            keyed: list[list[tuple[str, Any]]] = []  # each label item's (tag, key) here
+            mask = 1 << bit
+            keyed: list[tuple[tuple[str, Any], ...]] = []  # each label item's (tag, key) here
             for r, (_, read, _) in enumerate(left):
                 member = read.key.get(name, EMPTY)
                 if member.tag is None:
-                    keyed.append([])
+                    keyed.append(())
                     continue
-                stated[r].add(name)
+                stated[r] |= mask
                 if member.tag == "anyOf":  # a label's readings: a key each
-                    keyed.append([(m.tag, m.key) for m in member.key if m.tag is not None])
+                    keyed.append(tuple((m.tag, m.key) for m in member.key if m.tag is not None))
                     if any(m.tag is None for m in member.key):
-                        may_be_empty[r].add(name)
+                        may_be_empty[r] |= mask
                 else:
-                    keyed.append([(member.tag, member.key)])
+                    keyed.append(((member.tag, member.key),))
                 key_counts[r] += len(keyed[-1])
             tags = {tag for keys in keyed for tag, _ in keys}
             holding: dict[tuple[str, Any], list[int]] = {}  # (tag, key) -> result items
@@ -1200,7 +1203,7 @@ class Walker:
                 member = read.key.get(name, EMPTY)
                 if member.tag is None:
                     continue
-                stated_right[c].add(name)
+                stated_right[c] |= mask
                 for tag in tags:  # its key under each tag a label item is read with here
                     key = member.key if tag == member.tag else self.key(leaf, tag, member.raw)
                     if key is not None:
@@ -1210,15 +1213,17 @@ class Walker:
                     hits[r] += holding.get(keys[0], ())
                 elif keys:  # readings: a result item matching two counts once
                     hits[r] += set().union(*(holding.get(key, ()) for key in keys))
-        found = {}
-        sizes = [len(result) for result in stated_right]
+        found = {}  # a row's columns in no set order: each reader orders what it needs
+        sizes = [result.bit_count() for result in stated_right]
         for r in rows:
-            label, size, allowed = stated[r], len(stated[r]), may_be_empty[r]
-            for c, correct in sorted(Counter(hits[r]).items()):
+            label, allowed = stated[r], may_be_empty[r]
+            size = label.bit_count()
+            for c, correct in Counter(hits[r]).items():
                 result = stated_right[c]
-                both = len(label & result)
+                both = (label & result).bit_count()
                 one = size + sizes[c] - 2 * both  # a label's readings may allow an absence
-                found[r, c] = (correct, both, one - len(allowed - result) if allowed else one)
+                found[r, c] = (correct, both, one - (allowed & ~result).bit_count() if allowed
+                               else one)
         return found, max(key_counts, default=0)
 
     def walked(self, item: Any, left: list[Item], right: list[Item], pairs: Any, field: str,
@@ -1386,8 +1391,8 @@ def pair_2_1(walker: Walker, item: Any, left: list[Item], right: list[Item], add
     if not found:
         return []
     size = min(len(left), len(right))  # totals of a criterion stay below these bases
-    both_base = max(b for _, b, _ in found.values()) * size + 1
-    one_base = max(o for _, _, o in found.values()) * size + 1
+    both_base = max([b for _, b, _ in found.values()]) * size + 1
+    one_base = max([o for _, _, o in found.values()]) * size + 1
     edges = {rc: (hits * both_base + both) * one_base - one
              for rc, (hits, both, one) in found.items()}
     return sorted((order_left[r], order_right[c])
@@ -1412,18 +1417,19 @@ def best_matching(rows: int, cols: int, edges: Mapping[tuple[int, int], int]) ->
     adjacent: list[list[tuple[int, int]]] = [[] for _ in range(rows)]
     for (r, c), weight in edges.items():
         adjacent[r].append((c, weight))
-    for line in adjacent:
+    u, v, mate_row, mate_col = [0] * rows, [0] * cols, [-1] * rows, [-1] * cols
+    for r, line in enumerate(adjacent):
         line.sort()  # each row's edges by column
-    u = [max([w for _, w in line], default=0) for line in adjacent]
-    v, mate_row, mate_col = [0] * cols, [-1] * rows, [-1] * cols
-    for r, line in enumerate(adjacent):  # a greedy start on each row's best edges
-        c = next((c for c, w in line if w == u[r] and mate_col[c] < 0), -1)
-        if c >= 0:
-            mate_row[r], mate_col[c] = c, r
+        best = u[r] = max([w for _, w in line], default=0)
+        for c, w in line:  # a greedy start on each row's best edges
+            if w == best and mate_col[c] < 0:
+                mate_row[r], mate_col[c] = c, r
+                break
     for r in range(rows):
         if mate_row[r] < 0 and u[r] > 0:
             _augment(r, adjacent, u, v, mate_row, mate_col)
-    tight = [[c for c, w in line if u[r] + v[c] == w] for r, line in enumerate(adjacent)]
+    tight = [[c for c, w in line if dual + v[c] == w]
+             for dual, line in zip(u, adjacent, strict=True)]
     return tight, u, v, mate_row, mate_col
 
 

@@ -7,6 +7,7 @@ from decimal import Decimal
 import pytest
 from kill_timeout import killed_after
 
+import scorer
 from scorer import canon_boolean, canon_date, canon_exact, canon_number, canon_text, is_empty
 
 # --- emptiness ----------------------------------------------------------------------
@@ -77,6 +78,29 @@ def test_a_colon_between_digits_is_kept_and_elsewhere_deleted():
 
 def test_text_made_only_of_punctuation_falls_back_to_its_folded_text():
     assert canon_text(" – ") == "-"
+
+
+@pytest.mark.parametrize("v21", [False, True])
+@pytest.mark.parametrize("text, canon", [
+    ("שלום עולם", "שלוםעולם"),
+    ("  Ünïcödé Straße ", "ünïcödéstrasse"),
+    ("ＡＢＣ　１２３", "abc123"),  # NFKC: full-width letters, digits and space
+    ("東京 2026", "東京2026"),
+])
+def test_letters_digits_and_spaces_only_read_as_their_folded_letters_and_digits(text, canon, v21):
+    assert canon_text(text, v21) == canon
+
+
+def test_no_letter_or_digit_is_one_the_text_canon_deletes_or_changes():
+    # Text of letters, digits and spaces only (Python's isalnum) skips the canon's deleting
+    # and folding steps; exact only while no such character is in any class they touch.
+    alnum = "".join(c for c in map(chr, range(0x110000))
+                    if not 0xD800 <= ord(c) < 0xE000 and c.isalnum())
+    touched = [scorer._CF, scorer._DASH, scorer._SPACE, scorer._SIGN, scorer._TEXT_DROP,
+               scorer._KEPT_SIGNS, scorer._DOT_ABOVE]
+    assert len(alnum) > 100_000
+    assert {p.pattern: p.findall(alnum) for p in touched} == {p.pattern: [] for p in touched}
+    assert alnum.translate(scorer._FOLDS) == alnum
 
 
 def test_a_number_in_a_text_field_reads_as_its_shortest_decimal():
