@@ -1386,6 +1386,11 @@ def pair_2_1(walker: Walker, item: Any, left: list[Item], right: list[Item], add
         return sorted(range(len(items)), key=lambda k: (
             signatures[k], raw_text(items[k][1].raw) if ties[signatures[k]] > 1 else "", k))
     order_left, order_right = order(left), order(right)
+    signatures = [left[k][2] for k in order_left]
+    if all(signatures) and signatures == [right[k][2] for k in order_right]:
+        # the same items on both sides: the k-th with the k-th is the rule's own choice,
+        # with no pair weighed (docs/SCORING.md, "Copies pair in order")
+        return sorted(zip(order_left, order_right, strict=True))
     found, _ = walker.weights(item, [left[k] for k in order_left],
                               [right[k] for k in order_right], address, field, depth)
     if not found:

@@ -165,6 +165,61 @@ def test_the_pairs_are_a_brute_force_searchs_on_small_arrays(case):
     assert scorer.pair_2_1(walker, node.items, left, right, "rows", "rows[]", 1) == expected
 
 
+def brute_force_pairs(schema: dict, label: dict, result: dict) -> tuple[list, list] | None:
+    """(the definition's 2.1 pairs, a brute-force search's) of array ``rows``, positions in
+    input order; None for an ordered array or one over 5 items a side."""
+    node = scorer.compile_schema(schema, v21=True).properties["rows"]
+    walker = scorer.Walker(scorer.COMPARATORS_2_1, scorer.pair_2_1, readings=True)
+    left = walker.read(node, label.get("rows"), 1, label=True).key or []
+    right = walker.read(node, result.get("rows"), 1).key or []
+    if node.ordered or len(left) > 5 or len(right) > 5:
+        return None
+    order_left, order_right = canonical(left), canonical(right)
+    found, _ = walker.weights(node.items, [left[k] for k in order_left],
+                              [right[k] for k in order_right], "rows", "rows[]", 1)
+    expected = sorted((order_left[r], order_right[c])
+                      for r, c in brute_force(dict(found), len(left), len(right)))
+    return scorer.pair_2_1(walker, node.items, left, right, "rows", "rows[]", 1), expected
+
+
+@settings(SETTINGS, max_examples=300)
+@given(case=tie_documents(max_items=5), seed=st.integers(0, 2**32))
+def test_a_shuffled_copy_of_the_label_items_pairs_as_a_brute_force_search_does(case, seed):
+    # The result holds the label's items reordered: where they read alike (no readings),
+    # pair_2_1 pairs them in canonical order unweighed (docs/SCORING.md, "Copies pair in
+    # order"); the brute force weighs every assignment.
+    schema, label, _ = case
+    found = brute_force_pairs(schema, label, shuffled(label, seed))
+    if found is not None:
+        assert found[0] == found[1]
+
+
+class UnweighingWalker(scorer.Walker):
+    """The definition's walker, failing if any pair is weighed."""
+
+    def weights(self, *args):
+        raise AssertionError("a pair was weighed")
+
+
+def test_copies_within_tolerance_of_each_other_pair_in_canonical_order_unweighed():
+    # Every pair scores both leaves (x within 1 of each other): every assignment is best,
+    # and the rule takes, label item by label item in canonical order (x 1, x 1, x 2),
+    # the earliest result item in canonical order (x 1 at 0, x 1 at 2, x 2 at 1).
+    schema = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+        "type": "object", "properties": {
+            "note": {"type": "string"},
+            "x": {"type": "number", "x-leafscore": {"abs_tol": 1}}}}}}}
+    label = {"rows": [{"x": 2, "note": "a"}, {"x": 1, "note": "a"}, {"x": 1, "note": "a"}]}
+    result = {"rows": [{"x": 1, "note": "a"}, {"x": 2, "note": "a"}, {"x": 1, "note": "a"}]}
+    assert brute_force_pairs(schema, label, result) == ([(0, 1), (1, 0), (2, 2)],) * 2
+    node = scorer.compile_schema(schema, v21=True).properties["rows"]
+    walker = UnweighingWalker(scorer.COMPARATORS_2_1, scorer.pair_2_1, readings=True)
+    left = walker.read(node, label["rows"], 1, label=True).key
+    right = walker.read(node, result["rows"], 1).key
+    assert scorer.pair_2_1(walker, node.items, left, right, "rows", "rows[]", 1) == [
+        (0, 1), (1, 0), (2, 2)]
+
+
 def test_the_brute_force_prefers_two_half_right_pairs_to_one_exact_copy():
     """The spec's criteria in order (spec 2.1 §1): {x:1,y:1} has an exact copy, yet
     pairing it with {x:2,y:1} and {x:1,y:2} with the copy keeps the same 2 correct leaves
