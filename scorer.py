@@ -1244,6 +1244,25 @@ def is_flat(item: Any) -> bool:
         and all(isinstance(child, Leaf) or child is IGNORED for child in item.properties.values())
 
 
+def holds_ordered(item: Any) -> bool:
+    """Whether an ordered array lies in ``item``: its signature lists the items that state
+    something, not where they stand, so two equal signatures may still pair unalike."""
+    stack, seen = [item], set()
+    while stack:
+        node = stack.pop()
+        if id(node) in seen or node is IGNORED or isinstance(node, Leaf):
+            continue
+        seen.add(id(node))
+        if isinstance(node, ArrayNode):
+            if node.ordered:
+                return True
+            stack.append(node.items)
+        else:
+            stack += [*(node.properties or {}).values(), *(sub for _, sub in node.patterns),
+                      *([node.values] if node.values is not None else [])]
+    return False
+
+
 def is_readings(value: dict) -> bool:
     """Whether a label value is readings, ``{"$anyOf": [scalar, ...]}`` (spec 2.1 §6)."""
     readings = value.get("$anyOf")
@@ -1387,7 +1406,8 @@ def pair_2_1(walker: Walker, item: Any, left: list[Item], right: list[Item], add
             signatures[k], raw_text(items[k][1].raw) if ties[signatures[k]] > 1 else "", k))
     order_left, order_right = order(left), order(right)
     signatures = [left[k][2] for k in order_left]
-    if all(signatures) and signatures == [right[k][2] for k in order_right]:
+    if all(signatures) and signatures == [right[k][2] for k in order_right] \
+            and not holds_ordered(item):
         # the same items on both sides: the k-th with the k-th is the rule's own choice,
         # with no pair weighed (docs/SCORING.md, "Copies pair in order")
         return sorted(zip(order_left, order_right, strict=True))

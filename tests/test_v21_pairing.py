@@ -220,6 +220,38 @@ def test_copies_within_tolerance_of_each_other_pair_in_canonical_order_unweighed
         (0, 1), (1, 0), (2, 2)]
 
 
+ORDERED_ROWS = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+    "type": "array", "x-leafscore": {"ordered": True},
+    "items": {"type": "object", "properties": {"v": {"type": "string"}}}}}}}
+
+
+@pytest.mark.parametrize("score", [scorer.score, _fast.score])
+def test_equal_signatures_over_an_ordered_array_still_pair_by_weight(score):
+    # Found by review: {"a": 1} states no scored leaf, so each row's signature lists only
+    # {"v": "b"}, yet by position label row 0's "b" stands second and result row 0's
+    # first. Paired by weight, each label row takes the result row that scores its "b":
+    # 2 correct of 2. Paired as copies in canonical order they would score 0.
+    label = {"rows": [[{"a": 1}, {"v": "b"}], [{"v": "b"}]]}
+    result = {"rows": [[{"v": "b"}], [{"z": 1}, {"v": "b"}]]}
+    doc = score(result, ORDERED_ROWS, label, version="2.1")
+    assert doc.value == 1.0
+    assert [(v.address, v.kind) for v in doc.verdicts] == [
+        ("rows[0][0].v", "correct_absence"), ("rows[0][1].v", "correct"),
+        ("rows[1][0].v", "correct")]
+
+
+@pytest.mark.parametrize("score", [scorer.score, _fast.score])
+def test_equal_signatures_over_an_ordered_array_worth_nothing_stay_unpaired(score):
+    # One row each, signatures alike; by position the pair scores no leaf, so it is not
+    # made (spec 2.1 §1): the label's "b" is missing and the result's an extra item.
+    label = {"rows": [[{"z": 1}, {"v": "b"}]]}
+    result = {"rows": [[{"v": "b"}]]}
+    doc = score(result, ORDERED_ROWS, label, version="2.1")
+    assert doc.value == 0.0
+    assert [(v.address, v.kind) for v in doc.verdicts] == [
+        ("rows[0][1].v", "missing"), ("rows[r0][r0].v", "extra_item")]
+
+
 def test_the_brute_force_prefers_two_half_right_pairs_to_one_exact_copy():
     """The spec's criteria in order (spec 2.1 §1): {x:1,y:1} has an exact copy, yet
     pairing it with {x:2,y:1} and {x:1,y:2} with the copy keeps the same 2 correct leaves
