@@ -27,7 +27,7 @@ import statistics
 import sys
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from decimal import MAX_EMAX, MIN_EMIN, ROUND_HALF_EVEN, Decimal, localcontext
@@ -1127,21 +1127,12 @@ class Walker:
 
     def hashable(self, item: Any) -> bool:
         """Whether all leaves below compare by key equality (no fuzzy, tolerant or open map)."""
-        stack, seen = [item], set()
-        while stack:
-            node = stack.pop()
-            if id(node) in seen or node is IGNORED:
-                continue
-            seen.add(id(node))
+        for node in schema_nodes(item):
             if isinstance(node, Leaf):
                 if not all(self.comparators[t].hashable(node.options) for t in possible_tags(node)):
                     return False
-            elif isinstance(node, ArrayNode):
-                stack.append(node.items)
-            elif node.properties is None:
+            elif isinstance(node, ObjectNode) and node.properties is None:
                 return False
-            else:  # members read through a pattern too (spec 2.1 §5)
-                stack.extend([*node.properties.values(), *(sub for _, sub in node.patterns)])
         return True
 
     def weights(self, item: Any, left: list[Item], right: list[Item], address: str, field: str,
@@ -1247,20 +1238,25 @@ def is_flat(item: Any) -> bool:
 def holds_ordered(item: Any) -> bool:
     """Whether an ordered array lies in ``item``: its signature lists the items that state
     something, not where they stand, so two equal signatures may still pair unalike."""
+    return any(isinstance(node, ArrayNode) and node.ordered for node in schema_nodes(item))
+
+
+def schema_nodes(item: Any) -> Iterator[Any]:
+    """Each node of a compiled schema at or below ``item``, once (a ``$ref`` cycle too),
+    IGNORED ones and their children left out; members through patterns (spec 2.1 §5) and
+    an open map's values included."""
     stack, seen = [item], set()
     while stack:
         node = stack.pop()
-        if id(node) in seen or node is IGNORED or isinstance(node, Leaf):
+        if id(node) in seen or node is IGNORED:
             continue
         seen.add(id(node))
+        yield node
         if isinstance(node, ArrayNode):
-            if node.ordered:
-                return True
             stack.append(node.items)
-        else:
+        elif isinstance(node, ObjectNode):
             stack += [*(node.properties or {}).values(), *(sub for _, sub in node.patterns),
                       *([node.values] if node.values is not None else [])]
-    return False
 
 
 def is_readings(value: dict) -> bool:
