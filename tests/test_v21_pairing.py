@@ -18,6 +18,7 @@ from tie_strategies import tie_documents
 
 import scorer
 from leafscore import _fast
+from leafscore._fast import flat
 
 SETTINGS = settings(max_examples=120, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -218,6 +219,48 @@ def test_copies_within_tolerance_of_each_other_pair_in_canonical_order_unweighed
     right = walker.read(node, result["rows"], 1).key
     assert scorer.pair_2_1(walker, node.items, left, right, "rows", "rows[]", 1) == [
         (0, 1), (1, 0), (2, 2)]
+
+
+NAMES = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+    "type": "object", "properties": {"name": {"type": "string"}}}}}}
+
+
+@pytest.mark.parametrize("score", [scorer.score, _fast.score])
+def test_copies_with_tied_signatures_pair_by_raw_json_in_canonical_order(score):
+    # "A" and "a" sign alike, so raw JSON orders them ({"name":"A"} before {"name":"a"}):
+    # label order 1, 2, 0 and result order 2, 0, 1 pair each value with its own spelling.
+    label = {"rows": [{"name": "b"}, {"name": "A"}, {"name": "a"}]}
+    result = {"rows": [{"name": "a"}, {"name": "b"}, {"name": "A"}]}
+    doc = score(result, NAMES, label, version="2.1")
+    assert doc.value == 1.0
+    assert [(v.address, v.kind, v.label, v.result) for v in doc.verdicts] == [
+        ("rows[0].name", "correct", "b", "b"), ("rows[1].name", "correct", "A", "A"),
+        ("rows[2].name", "correct", "a", "a")]
+
+
+def test_the_fast_engine_pairs_flat_copies_without_weighing(monkeypatch):
+    def weighed(*args):
+        raise AssertionError("a pair was weighed")
+
+    monkeypatch.setattr(flat, "match_flat_2_1", weighed)
+    monkeypatch.setattr(flat, "forced_pairs_2_1", weighed)
+    label = {"rows": [{"name": "b"}, {"name": "A"}, {"name": "a"}]}
+    result = {"rows": [{"name": "a"}, {"name": "b"}, {"name": "A"}]}
+    doc = _fast.score(result, NAMES, label, version="2.1")
+    assert [v.result for v in doc.verdicts] == ["b", "A", "a"]
+
+
+@pytest.mark.parametrize("score", [scorer.score, _fast.score])
+def test_one_signature_apart_is_no_copy_and_pairs_by_weight(score):
+    # "c" signs unlike "b": every pair is weighed; the two exact pairs are made and
+    # "b" against "c" is worth nothing (no shared key, 2.1 §1), so it stays unpaired.
+    label = {"rows": [{"name": "b"}, {"name": "a"}, {"name": "x"}]}
+    result = {"rows": [{"name": "x"}, {"name": "c"}, {"name": "a"}]}
+    doc = score(result, NAMES, label, version="2.1")
+    assert doc.value == 0.5
+    assert [(v.address, v.kind) for v in doc.verdicts] == [
+        ("rows[1].name", "correct"), ("rows[2].name", "correct"),
+        ("rows[0].name", "missing"), ("rows[r1].name", "extra_item")]
 
 
 ORDERED_ROWS = {"type": "object", "properties": {"rows": {"type": "array", "items": {

@@ -347,6 +347,14 @@ def _pairs(walker: Any, specs: list[tuple], label: list, result: list, index_lef
         return [list(map(column.__getitem__, at)) for column in columns]
 
     if walker.rule is scorer.pair_2_1:
+        if len(index_left) == len(index_right) and "" not in sig_left and \
+                sorted(sig_left) == sorted(sig_right):
+            # the same items on both sides (a flat item holds no ordered array): the k-th
+            # with the k-th in canonical order, unweighed, as pair_2_1's copies rule
+            order_left = [k for g in _groups(sig_left, label, index_left) for k in g]
+            order_right = [k for g in _groups(sig_right, result, index_right) for k in g]
+            pairs = sorted(zip(order_left, order_right, strict=True))
+            return pairs, len(pairs)
         small = len(index_left) * len(index_right) <= tuning.TUNING.lexi_small_units
         forced = [] if small else forced_pairs_2_1(walker, specs, sig_left, sig_right,
                                                    reads_left, reads_right)
