@@ -331,6 +331,10 @@ def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: Any, re
             walker, specs, label, result, index_left, index_right, sig_left, sig_right,
             values_right, reads_left, reads_right)))
     pairs, same = found[2], found[3]
+    if isinstance(out, scorer.Tally):  # a candidate pair weighed: its kinds counted
+        _tally(out, walker, specs, pairs, same, len(index_left), len(index_right),
+               values_right, reads_left, reads_right)
+        return False
     block = _rows(walker, specs, address, pairs, same, index_left, index_right, values_left,
                   values_right, reads_left, reads_right)
     return _emit(_in_label_order(block) if walker.rule is scorer.pair_2_1 else block, out,
@@ -527,15 +531,11 @@ def _groups(signatures: list[str], raw: list, index: list[int]) -> list[list[int
 
 def _emit(block: FlatRows, out: list, document: list) -> bool:
     """Hand a flat array's rows on: as the block itself when ``out`` is the document's
-    own list (returns True), counted into a tally, or as verdicts."""
+    own list (returns True), else as verdicts (a tally never gets here: :func:`_tally`)."""
     if out is document:  # read by nobody before the score: rows made when read
         out.append(block)
         return True
-    if isinstance(out, scorer.Tally):  # a candidate pair weighed: its kinds counted
-        for row in block.rows():
-            out.add(row[2])
-    else:  # read back by the walk (unpaired items)
-        out.extend(map(verdict_of, block.rows()))
+    out.extend(map(verdict_of, block.rows()))  # read back by the walk (unpaired items)
     return False
 
 
@@ -546,16 +546,15 @@ def verdict_of(row: tuple) -> scorer.Verdict:
                           scorer.shown(result_key))
 
 
-def _rows(walker: Any, specs: list[tuple], address: str, pairs: list[tuple[int, int]],
-          same: int, index_left: list[int], index_right: list[int], values_left: list[list],
-          values_right: list[list], reads_left: list[list], reads_right: list[list],
-          ) -> FlatRows:
-    """The verdict rows of the pairs and unpaired items, as a :class:`FlatRows` block."""
+def _kinds(walker: Any, specs: list[tuple], pairs: list[tuple[int, int]], same: int,
+           values_right: list[list], reads_left: list[list], reads_right: list[list],
+           ) -> list[tuple[list[str], list, list]]:
+    """Per field, the verdict kind of each pair's leaf, in pair order, with the label's
+    and the result's canonical keys (None where a side states nothing)."""
     at_left = [k for k, _ in pairs]
     at_right = [k for _, k in pairs]
-    bases = [f"{address}[{i}]" for i in map(index_left.__getitem__, at_left)]
-    columns = []  # per field, the columns of its rows of every pair, in pair order
-    for b, (leaf, _, suffix, path) in enumerate(specs):
+    out = []
+    for b, (leaf, *_) in enumerate(specs):
         got = list(map(reads_left[b].__getitem__, at_left))
         seen = list(map(reads_right[b].__getitem__, at_right))
         start, kinds, label_keys, result_keys = 0, [], [], []
@@ -590,8 +589,49 @@ def _rows(walker: Any, specs: list[tuple], address: str, pairs: list[tuple[int, 
             kinds.append(kind)
             label_keys.append(label_key)
             result_keys.append(result_key)
-        columns.append((suffix, path, kinds, values_left[b], values_right[b], label_keys,
-                        result_keys))
+        out.append((kinds, label_keys, result_keys))
+    return out
+
+
+def _tally(out: scorer.Tally, walker: Any, specs: list[tuple], pairs: list[tuple[int, int]],
+           same: int, n_left: int, n_right: int, values_right: list[list],
+           reads_left: list[list], reads_right: list[list]) -> None:
+    """Count into ``out`` what a walk of the rows of :func:`_rows` adds to a
+    ``scorer.Tally``, with no row made: each kind counted, then weighed once by
+    ``Tally.add`` itself (the definition's classes of kinds), and each stated leaf of
+    an unpaired item one leaf on one side."""
+    counts = collections.Counter()
+    for kinds, _, _ in _kinds(walker, specs, pairs, same, values_right, reads_left,
+                              reads_right):
+        counts.update(kinds)
+    unpaired = 0
+    for n, reads, paired in ((n_left, reads_left, {k for k, _ in pairs}),
+                             (n_right, reads_right, {k for _, k in pairs})):
+        for k in range(n):
+            if k not in paired:
+                unpaired += sum(got[k] is not EMPTY_READ for got in reads)
+    if unpaired:
+        counts["missing"] += unpaired
+    for kind, many in counts.items():
+        one = scorer.Tally()
+        one.add(kind)
+        out[0] += one[0] * many
+        out[1] += one[1] * many
+        out[2] += one[2] * many
+
+
+def _rows(walker: Any, specs: list[tuple], address: str, pairs: list[tuple[int, int]],
+          same: int, index_left: list[int], index_right: list[int], values_left: list[list],
+          values_right: list[list], reads_left: list[list], reads_right: list[list],
+          ) -> FlatRows:
+    """The verdict rows of the pairs and unpaired items, as a :class:`FlatRows` block."""
+    at_left = [k for k, _ in pairs]
+    at_right = [k for _, k in pairs]
+    bases = [f"{address}[{i}]" for i in map(index_left.__getitem__, at_left)]
+    columns = [(suffix, path, kinds, values_left[b], values_right[b], label_keys, result_keys)
+               for b, ((_, _, suffix, path), (kinds, label_keys, result_keys)) in enumerate(
+                   zip(specs, _kinds(walker, specs, pairs, same, values_right, reads_left,
+                                     reads_right), strict=True))]
     paired_left, paired_right = set(at_left), set(at_right)
     unpaired: list[tuple] = []
     for side, index, reads, values, paired, kind in (
