@@ -197,3 +197,31 @@ def test_the_python_graph_needs_no_numpy_array():
     columns = flat.small_graph(walker, specs, [[read, flat.EMPTY_READ]], [[read]], [["x"]])
     assert columns == ([0], [0], [1], [1], [0])
     assert not any(isinstance(v, np.generic) for column in columns for v in column)
+
+
+GROUPS = {"type": "object", "properties": {"groups": {"type": "array", "items": {
+    "type": "object", "properties": {
+        "name": {"type": "string"},
+        "rows": {"type": "array", "items": {"type": "object", "properties": {
+            "a": {"type": "string"}, "b": {"type": "number"}}}}}}}}}
+
+
+@pytest.mark.parametrize("version", ["2.0", "2.1"])
+def test_a_flat_array_in_a_weighed_pair_tallies_as_the_definitions_walk(version):
+    # The pair of groups is walked into a Tally, as a candidate pair is weighed. Rows
+    # (x, 1) pair with their copy: name, a and b correct on both sides (3, 3). (y, 2)
+    # shares no key with (z, 3) or (w): unpaired, 2 + 2 + 1 leaves on one side.
+    label = {"name": "g", "rows": [{"a": "x", "b": 1}, {"a": "y", "b": 2}]}
+    result = {"name": "g", "rows": [{"a": "x", "b": 1}, {"a": "z", "b": 3}, {"a": "w"}]}
+    v21 = version == "2.1"
+    item = scorer.compile_schema(GROUPS, v21=v21).properties["groups"].items
+    comparators = scorer.COMPARATORS_2_1 if v21 else scorer.COMPARATORS
+    rule = scorer.pair_2_1 if v21 else scorer.pair_2_0
+    tallies = []
+    for walker in (scorer.Walker(comparators, rule, readings=v21),
+                   FastWalker(comparators, rule, readings=v21)):
+        tally = scorer.Tally()
+        walker.walk(item, walker.read(item, label, 1, label=True), walker.read(item, result, 1),
+                    "", "groups[]", tally, 1)
+        tallies.append(list(tally))
+    assert tallies == [[3, 3, 5], [3, 3, 5]]

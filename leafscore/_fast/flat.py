@@ -610,7 +610,7 @@ def _tally(out: scorer.Tally, walker: Any, specs: list[tuple], pairs: list[tuple
         for k in range(n):
             if k not in paired:
                 unpaired += sum(got[k] is not EMPTY_READ for got in reads)
-    if unpaired:
+    if unpaired:  # rows of kind missing or extra_item: either is a leaf on one side
         counts["missing"] += unpaired
     for kind, many in counts.items():
         one = scorer.Tally()
