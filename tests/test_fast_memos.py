@@ -1,13 +1,15 @@
 """The fast engine's per-document memos of array pairs (``Tuning.memo_pairs``): what
 they key on. An array is remembered by its read, one per place in the document, never by
-its raw list, which a caller's Python data may hold at two places."""
+its raw list, which a caller's Python data may hold at two places. And the flat fields'
+reads kept across documents (``Tuning.memo_reads``): by leaf, member and version rules,
+so a value read under one never answers for another."""
 
 from __future__ import annotations
 
 import copy
 
 import pytest
-from engines import differences
+from engines import differences, output
 
 import scorer
 from leafscore import _fast
@@ -107,3 +109,30 @@ def test_a_prepared_documents_parse_failure_is_the_definitions_and_keeps_no_memo
     assert (got.value, got.counts["parse_failure"]) == (0.0, 15)
     assert got.to_dict(verdicts=True) == expected.to_dict(verdicts=True)
     assert len(document.walker.paired) == paired
+
+
+def _amounts(options: dict | None = None) -> dict:
+    leaf = {"type": "string", "x-leafscore": {"compare": "number", **(options or {})}}
+    return {"type": "object", "properties": {"rows": {"type": "array", "items": {
+        "type": "object", "properties": {"amount": leaf, "note": {"type": "string"}}}}}}
+
+
+@pytest.mark.parametrize("changes", [{}, {"memo_reads": 0}, {"memo_reads": 1}],
+                         ids=["default", "memo_reads=0", "memo_reads=1"])
+def test_reads_kept_across_documents_never_answer_for_another_leaf_or_version(changes):
+    # "1,500" reads 1500 under the default separator and 1.5 under a decimal comma, and
+    # "A+" reads as "A-" does under 2.0 ("a") but not under 2.1 (spec 2.1 §2); one member
+    # name, one value, scored in turn under both schemas and both versions: each score
+    # is the definition's.
+    label = {"rows": [{"amount": "1,500", "note": "A+"}, {"amount": "2", "note": "b"}]}
+    result = {"rows": [{"amount": "1500", "note": "A-"}, {"amount": "2", "note": "b"}]}
+    schemas = [_amounts(), _amounts({"decimal_separator": ","})]
+    seen = []
+    with _fast.tuned(**changes):
+        for version in ("2.0", "2.1") * 2:
+            for schema in schemas:
+                assert output(_fast.score, result, schema, label, version) == \
+                    output(scorer.score, result, schema, label, version)
+                seen.append(_fast.score(result, schema, label, version=version).value)
+    # 2.1, decimal comma: no row pair keeps a correct leaf but "2"/"b", 2 of 6 leaves
+    assert seen == [1.0, 0.75, 0.75, 1 / 3] * 2

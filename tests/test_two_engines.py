@@ -50,6 +50,7 @@ FORCED: tuple[dict, ...] = (
     {"lazy_leaves_min": 0, "lazy_edges_max": 0}, {"lazy_leaves_min": 0, "lazy_edges_max": 10**9},
     {"flat_python_cells": 0}, {"flat_python_cells": 10**9}, {"lexi_small_forced": False},
     {"slack_wide": 0, "lexi_small_units": 0}, {"memo_pairs": 0}, {"memo_pairs": 1},
+    {"memo_reads": 0}, {"memo_reads": 1},
     {"slack_wide": 0.01, "lexi_small_units": 0, "flat_python_cells": 0},
     *({choice: value, "lexi_small_units": 0} for choice, value in (
         ("lexi_units_max", 0), ("lexi_greedy", False), ("lexi_subset_min", 0),

@@ -117,9 +117,14 @@ class Document(scorer.Document):
         out: list = []
         walker = FastWalker(self.walker.comparators, self.walker.rule, out,
                             self.walker.readings)
+        from leafscore._fast.flat import forget_reads
         with CollectorPaused():
-            walker.walk(self.root, self.label_read, walker.read(self.root, result), "", "", out)
-            return rows.summed(out, self.version, walker.exact)
+            try:
+                walker.walk(self.root, self.label_read, walker.read(self.root, result), "", "",
+                            out)
+                return rows.summed(out, self.version, walker.exact)
+            finally:
+                forget_reads()  # past the bound: a large document's reads not kept
 
     def value(self, result: Any) -> float:
         """``scorer.Document.value``, walked by a walker of its own, as :meth:`score` is:

@@ -228,6 +228,7 @@ def _column(walker: Any, leaf: scorer.Leaf, member: str, cache: dict[type, dict]
                 continue
             found = by_text.get(v.text)
             if found is None:
+                _READ_COUNT[0] += 1
                 found = by_text[v.text] = _reads(walker, leaf, member, kind, [v])[0]
             out.append(found)
         return out
@@ -244,15 +245,40 @@ def _column(walker: Any, leaf: scorer.Leaf, member: str, cache: dict[type, dict]
         fresh = list(dict.fromkeys(itertools.compress(column, map(operator.not_, got))))
     if None in fresh:
         fresh.remove(None)
+    _READ_COUNT[0] += len(fresh)
     known.update(zip(fresh, _reads(walker, leaf, member, kind, fresh), strict=True))
     return list(map(known.__getitem__, column))
 
 
+#: (leaf, member, 2.1's rules or 2.0's) -> {JSON type: {value: read}}: flat fields' reads
+#: kept across documents (a value's read depends on nothing else), and how many values
+#: they hold; emptied when that reaches ``tuning.TUNING.memo_reads``.
+_SHARED_READS: dict[tuple, dict[type, dict]] = {}
+_READ_COUNT = [0]
+
+
 def _caches(walker: Any, specs: list[tuple]) -> list[dict[type, dict]]:
-    """Each field's reads ({JSON type: {value: read}}), one per document however many
-    arrays hold the field (``FastWalker.column_reads``, keyed by leaf and member)."""
-    return [walker.column_reads.setdefault((id(leaf), member), {})
-            for leaf, member, *_ in specs]
+    """Each field's reads ({JSON type: {value: read}}), kept across documents by leaf,
+    member and version rules (:data:`_SHARED_READS`); with ``memo_reads`` 0, or another
+    walker's comparisons than a version's, once per document however many arrays hold
+    the field (``FastWalker.column_reads``, keyed by leaf and member)."""
+    most = tuning.TUNING.memo_reads
+    if not most or (walker.comparators is not scorer.COMPARATORS and
+                    walker.comparators is not scorer.COMPARATORS_2_1):
+        return [walker.column_reads.setdefault((id(leaf), member), {})
+                for leaf, member, *_ in specs]
+    forget_reads()
+    rules = walker.comparators is scorer.COMPARATORS_2_1
+    return [_SHARED_READS.setdefault((leaf, member, rules), {}) for leaf, member, *_ in specs]
+
+
+def forget_reads(full: bool = False) -> None:
+    """Empty the reads kept across documents (:data:`_SHARED_READS`), always or (the
+    end of a document's scoring) only when they hold ``memo_reads`` values or more,
+    so that a large document's reads are not held after it."""
+    if full or _READ_COUNT[0] >= tuning.TUNING.memo_reads:
+        _SHARED_READS.clear()
+        _READ_COUNT[0] = 0
 
 
 def _kept(names: list[str], values: list) -> tuple[list[int], list[list]]:

@@ -59,7 +59,10 @@ class Tuning:
     ``memo_pairs``: array pairs whose counts and pairs a document's walk remembers
     (``FastWalker.remember``: an array inside items is walked to weigh a pair, again
     inside the walk of that pair, again for verdicts), each memo emptied when full
-    (0: none remembered).
+    (0: none remembered); ``memo_reads``: values whose reads as a flat field's are kept
+    across documents (``flat._caches``: a benchmark's label is scored against every
+    system's result, whose values mostly equal the label's), all emptied when that many
+    are kept (0: each document reads its own).
 
     One field is not a choice between equal ways but a safety budget: ``fuzzy_budget``,
     the most similarities computed per fuzzy field of one array (distinct label texts x
@@ -89,6 +92,7 @@ class Tuning:
     lexi_small_forced: bool = True
     slack_wide: float = 8.0
     memo_pairs: int = 1 << 16
+    memo_reads: int = 1 << 16
     fuzzy_budget: int = 50_000_000
 
 
