@@ -18,7 +18,7 @@ from tie_strategies import tie_documents
 
 import scorer
 from leafscore import _fast
-from leafscore._fast import flat
+from leafscore._fast import flat, lexi
 
 SETTINGS = settings(max_examples=120, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -261,6 +261,38 @@ def test_one_signature_apart_is_no_copy_and_pairs_by_weight(score):
     assert [(v.address, v.kind) for v in doc.verdicts] == [
         ("rows[1].name", "correct"), ("rows[2].name", "correct"),
         ("rows[0].name", "missing"), ("rows[r1].name", "extra_item")]
+
+
+UNTYPED_ROWS = {"type": "object", "properties": {"rows": {"type": "array", "items": {
+    "type": "object", "properties": {"a": {}}}}}}
+
+
+@pytest.mark.parametrize("changes", [{}, {"flat": False}], ids=["columns", "walked"])
+def test_items_alike_in_raw_json_but_written_otherwise_are_weighed_apart(changes):
+    # Found by review: raw JSON writes 0.1000000000000000000199 as the float 0.1, so the
+    # two result items sort as alike, yet under the label's text key they differ. Only
+    # the first scores "0.1" (correct); the second is worth 0 to both label items, so
+    # one label item is missing and it an extra item: 1 correct of 3.
+    result = scorer.parse_json('{"rows": [{"a": 0.1}, {"a": 0.1000000000000000000199}]}',
+                               "result.json").value
+    label = {"rows": [{"a": "0.1"}, {"a": "0.1"}]}
+    with _fast.tuned(**changes):
+        doc = _fast.score(result, UNTYPED_ROWS, label, version="2.1")
+    assert doc.value == 1 / 3
+    assert [(v.address, v.kind) for v in doc.verdicts] == [
+        ("rows[0].a", "correct"), ("rows[1].a", "missing"), ("rows[r1].a", "extra_item")]
+    assert doc.to_dict(verdicts=True) == scorer.score(
+        result, UNTYPED_ROWS, label, version="2.1").to_dict(verdicts=True)
+
+
+def test_a_run_of_alike_items_is_cut_where_a_value_is_written_otherwise():
+    long = scorer.parse_json("[0.1000000000000000000199]", "x.json").value[0]
+    again = scorer.parse_json("[0.1000000000000000000199]", "x.json").value[0]
+    values = [0.1, long, again, 0.1]
+    # one signature and raw text for all four: order by position, cut where written
+    # otherwise (the two long forms alike, each 0.1 alone)
+    assert lexi.runs(["s"] * 4, ["0.1"] * 4, values.__getitem__) == [[0], [1, 2], [3]]
+    assert lexi.runs(["s"] * 4, ["0.1"] * 4) == [[0, 1, 2, 3]]
 
 
 ORDERED_ROWS = {"type": "object", "properties": {"rows": {"type": "array", "items": {

@@ -548,11 +548,12 @@ def _codes(ids: np.ndarray) -> np.ndarray:
 
 def _groups(signatures: list[str], raw: list, index: list[int]) -> list[list[int]]:
     """Kept items in 2.1's canonical order, cut into runs of alike items
-    (``lexi.runs``); raw JSON written only where a signature repeats."""
+    (``lexi.runs``: equal signature and raw JSON, every value written alike); raw JSON
+    written only where a signature repeats."""
     repeats = collections.Counter(signatures)
     texts = [scorer.raw_text(raw[i]) if repeats[sig] > 1 else ""
              for sig, i in zip(signatures, index, strict=True)]
-    return lexi.runs(signatures, texts)
+    return lexi.runs(signatures, texts, lambda k: raw[index[k]])
 
 
 def _emit(block: FlatRows, out: list, document: list) -> bool:

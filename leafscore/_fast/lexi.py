@@ -2,7 +2,8 @@
 ``scorer.lexicographic_assignment`` gives, found in three steps that each keep exactness.
 
 Items arrive in **groups**: runs of consecutive items in canonical order that are alike
-(equal signature and raw JSON), so they weigh alike against every item of the other side.
+(equal signature and raw JSON, every value written alike: :func:`runs`), so they weigh
+alike against every item of the other side.
 A group is a run, so "the earliest item in canonical order" is the first free item of the
 earliest group, and the lexicographic rule at item level is the same rule on group flows:
 label groups in order, each sending as many of its items as a best assignment allows to
@@ -31,7 +32,7 @@ from __future__ import annotations
 
 import bisect
 import heapq
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -223,9 +224,13 @@ def expand(left_groups: Sequence[Sequence[int]], right_groups: Sequence[Sequence
     return sorted(out)
 
 
-def runs(signatures: Sequence[str], texts: Sequence[str]) -> list[list[int]]:
+def runs(signatures: Sequence[str], texts: Sequence[str],
+         raw: Callable[[int], Any] | None = None) -> list[list[int]]:
     """Positions sorted by (signature, text, position), cut where (signature, text)
-    changes."""
+    changes, and, given each position's ``raw`` value, also where that value is written
+    otherwise (:func:`written`): raw JSON writes a ``scorer.JSONNumber`` as its float and
+    a Python ``Decimal`` as a string, so alike texts may hold values that read unalike
+    (0.1 and 0.1000000000000000000199 under a text key). The order stays the rule's."""
     # tuples compared in C, not a key function called per position
     order = sorted(zip(signatures, texts, range(len(signatures)), strict=True))
     out: list[list[int]] = []
@@ -236,8 +241,41 @@ def runs(signatures: Sequence[str], texts: Sequence[str]) -> list[list[int]]:
         else:
             out.append([k])
             last = (signature, text)
-    return out
+    if raw is None:
+        return out
+    cut: list[list[int]] = []
+    for run in out:
+        if len(run) == 1:
+            cut.append(run)
+            continue
+        before = written(raw(run[0]))
+        cut.append([run[0]])
+        for k in run[1:]:  # consecutive positions written alike stay one run
+            now = written(raw(k))
+            if now == before:
+                cut[-1].append(k)
+            else:
+                cut.append([k])
+                before = now
+    return cut
 
+
+def written(value: Any) -> Any:
+    """``value`` with every scalar that JSON does not write as itself (a
+    ``scorer.JSONNumber``, a ``Decimal``, any other class) replaced by its class name
+    and written form, so that two values are equal only if they are written alike."""
+    cls = value.__class__
+    if cls is dict:
+        return {key: written(item) for key, item in value.items()}
+    if cls is list:
+        return [written(item) for item in value]
+    if cls in (str, int, float, bool) or value is None:
+        return value
+    if isinstance(value, dict):
+        return (cls.__qualname__, {key: written(item) for key, item in value.items()})
+    if isinstance(value, list | tuple):
+        return (cls.__qualname__, [written(item) for item in value])
+    return (cls.__qualname__, getattr(value, "text", None), repr(value))
 
 
 # -- 1. a best assignment ------------------------------------------------------------

@@ -500,13 +500,13 @@ class FastWalker(scorer.Walker):
 def canonical_groups(items: Sequence) -> list[list[int]]:
     """Positions of kept items (``scorer.Item``) in 2.1's canonical order (signature, raw
     JSON, position; ``scorer.pair_2_1``), cut into runs of alike items (equal signature
-    and raw JSON). Raw JSON is written only where a signature repeats: elsewhere the
-    signature alone decides."""
+    and raw JSON, every value written alike: ``lexi.runs``). Raw JSON is written only
+    where a signature repeats: elsewhere the signature alone decides."""
     signatures = [item[2] or "" for item in items]
     repeats = collections.Counter(signatures)
     texts = [scorer.raw_text(item[1].raw) if repeats[sig] > 1 else ""
              for item, sig in zip(items, signatures, strict=True)]
-    return lexi.runs(signatures, texts)
+    return lexi.runs(signatures, texts, lambda k: items[k][1].raw)
 
 
 def solve_2_1(groups_left: list[list[int]], groups_right: list[list[int]],
