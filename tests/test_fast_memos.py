@@ -13,6 +13,7 @@ from engines import differences, output
 
 import scorer
 from leafscore import _fast
+from leafscore._fast import flat
 
 MEMOS = ({}, {"memo_pairs": 0}, {"memo_pairs": 1})
 MEMO_IDS = ["default", "memo_pairs=0", "memo_pairs=1"]
@@ -136,3 +137,16 @@ def test_reads_kept_across_documents_never_answer_for_another_leaf_or_version(ch
                 seen.append(_fast.score(result, schema, label, version=version).value)
     # 2.1, decimal comma: no row pair keeps a correct leaf but "2"/"b", 2 of 6 leaves
     assert seen == [1.0, 0.75, 0.75, 1 / 3] * 2
+
+
+def test_a_document_past_the_bound_leaves_no_reads_behind_and_a_small_one_keeps_them():
+    label = {"rows": [{"amount": str(k), "note": f"n{k}"} for k in range(6)]}
+    result = {"rows": [{"amount": str(k), "note": f"n{k}"} for k in range(5, -1, -1)]}
+    flat.forget_reads(full=True)
+    with _fast.tuned(memo_reads=4):  # 12 values read: past the bound, dropped at the end
+        assert _fast.score(result, _amounts(), label, version="2.1").value == 1.0
+        assert flat._SHARED_READS == {}
+    assert _fast.score(result, _amounts(), label, version="2.1").value == 1.0
+    kept = sum(len(values) for reads in flat._SHARED_READS.values()
+               for values in reads.values())
+    assert kept == 2 * (6 + 1)  # per field, each value and the empty read

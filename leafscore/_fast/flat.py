@@ -252,7 +252,8 @@ def _column(walker: Any, leaf: scorer.Leaf, member: str, cache: dict[type, dict]
 
 #: (leaf, member, 2.1's rules or 2.0's) -> {JSON type: {value: read}}: flat fields' reads
 #: kept across documents (a value's read depends on nothing else), and how many values
-#: they hold; emptied when that reaches ``tuning.TUNING.memo_reads``.
+#: they hold; emptied between documents once that reaches ``tuning.TUNING.memo_reads``
+#: (never during one: its result's values find its label's reads).
 _SHARED_READS: dict[tuple, dict[type, dict]] = {}
 _READ_COUNT = [0]
 
@@ -267,14 +268,13 @@ def _caches(walker: Any, specs: list[tuple]) -> list[dict[type, dict]]:
                     walker.comparators is not scorer.COMPARATORS_2_1):
         return [walker.column_reads.setdefault((id(leaf), member), {})
                 for leaf, member, *_ in specs]
-    forget_reads()
     rules = walker.comparators is scorer.COMPARATORS_2_1
     return [_SHARED_READS.setdefault((leaf, member, rules), {}) for leaf, member, *_ in specs]
 
 
 def forget_reads(full: bool = False) -> None:
-    """Empty the reads kept across documents (:data:`_SHARED_READS`), always or (the
-    end of a document's scoring) only when they hold ``memo_reads`` values or more,
+    """Empty the reads kept across documents (:data:`_SHARED_READS`), always or (where a
+    document's walk starts or ends) only when they hold ``memo_reads`` values or more,
     so that a large document's reads are not held after it."""
     if full or _READ_COUNT[0] >= tuning.TUNING.memo_reads:
         _SHARED_READS.clear()

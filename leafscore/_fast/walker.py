@@ -59,6 +59,7 @@ class FastWalker(scorer.Walker):
     def __init__(self, comparators: Any, pair: Any, document: list | None = None,
                  readings: bool = False) -> None:
         super().__init__(comparators, pair, readings)
+        flat.forget_reads()  # a document's walk starts: reads past the bound dropped
         self.v21 = comparators is scorer.COMPARATORS_2_1
         self.document = document
         self.blocks = False  # whether ``document`` holds a FlatRows block
