@@ -223,15 +223,16 @@ def test_copies_within_tolerance_of_each_other_pair_in_canonical_order_unweighed
 
 NAMES = {"type": "object", "properties": {"rows": {"type": "array", "items": {
     "type": "object", "properties": {"name": {"type": "string"}}}}}}
+#: "A" and "a" sign alike: a copy whose tied items differ in raw JSON only
+TIED_LABEL = {"rows": [{"name": "b"}, {"name": "A"}, {"name": "a"}]}
+TIED_RESULT = {"rows": [{"name": "a"}, {"name": "b"}, {"name": "A"}]}
 
 
 @pytest.mark.parametrize("score", [scorer.score, _fast.score])
 def test_copies_with_tied_signatures_pair_by_raw_json_in_canonical_order(score):
     # "A" and "a" sign alike, so raw JSON orders them ({"name":"A"} before {"name":"a"}):
     # label order 1, 2, 0 and result order 2, 0, 1 pair each value with its own spelling.
-    label = {"rows": [{"name": "b"}, {"name": "A"}, {"name": "a"}]}
-    result = {"rows": [{"name": "a"}, {"name": "b"}, {"name": "A"}]}
-    doc = score(result, NAMES, label, version="2.1")
+    doc = score(TIED_RESULT, NAMES, TIED_LABEL, version="2.1")
     assert doc.value == 1.0
     assert [(v.address, v.kind, v.label, v.result) for v in doc.verdicts] == [
         ("rows[0].name", "correct", "b", "b"), ("rows[1].name", "correct", "A", "A"),
@@ -244,9 +245,7 @@ def test_the_fast_engine_pairs_flat_copies_without_weighing(monkeypatch):
 
     monkeypatch.setattr(flat, "match_flat_2_1", weighed)
     monkeypatch.setattr(flat, "forced_pairs_2_1", weighed)
-    label = {"rows": [{"name": "b"}, {"name": "A"}, {"name": "a"}]}
-    result = {"rows": [{"name": "a"}, {"name": "b"}, {"name": "A"}]}
-    doc = _fast.score(result, NAMES, label, version="2.1")
+    doc = _fast.score(TIED_RESULT, NAMES, TIED_LABEL, version="2.1")
     assert [v.result for v in doc.verdicts] == ["b", "A", "a"]
 
 
