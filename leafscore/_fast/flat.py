@@ -268,8 +268,8 @@ def _caches(walker: Any, specs: list[tuple]) -> list[dict[type, dict]]:
                     walker.comparators is not scorer.COMPARATORS_2_1):
         return [walker.column_reads.setdefault((id(leaf), member), {})
                 for leaf, member, *_ in specs]
-    rules = walker.comparators is scorer.COMPARATORS_2_1
-    return [_SHARED_READS.setdefault((leaf, member, rules), {}) for leaf, member, *_ in specs]
+    return [_SHARED_READS.setdefault((leaf, member, walker.v21), {})
+            for leaf, member, *_ in specs]
 
 
 def forget_reads(full: bool = False) -> None:
