@@ -127,6 +127,18 @@ def test_the_verdict_tally_is_counted_from_unmade_rows_in_first_seen_order():
         (v.field, v.kind) for v in definition.verdicts).items())
 
 
+def test_a_scores_tally_is_the_one_its_counts_were_summed_from_and_each_caller_owns_it():
+    result, label = _document(random.Random(3)), _document(random.Random(4))
+    doc = _fast.score(result, SCHEMA, label)
+    assert doc.verdicts._counted is not None  # kept by rows.summed: not counted again
+    first = doc.verdicts.tally()
+    assert first == rows._tally(doc.verdicts._out)
+    first[("x", "correct")] = 99  # a copy: the next caller's is untouched
+    assert doc.verdicts.tally() == rows._tally(doc.verdicts._out)
+    counted = collections.Counter((v.field, v.kind) for v in doc.verdicts)
+    assert list(doc.verdicts.tally().items()) == list(counted.items())  # made, still equal
+
+
 @pytest.mark.parametrize("seed", range(40))
 def test_verdicts_made_when_read_equal_the_definitions(seed):
     rng = random.Random(seed)
@@ -272,6 +284,32 @@ def test_the_fast_engine_settles_a_small_2_1_array_without_scipy():
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
                           text=True, check=True)
     assert done.stdout.split() == ["0.5", "False"]  # under lexi_small_units: plain Python
+
+
+def test_a_small_2_1_document_is_scored_without_importing_numpy():
+    code = ("import sys\nfrom leafscore import _fast\n" + _ASSIGNMENT
+            + "print(_fast.score(result, schema, label, version='2.1').value)\n"
+              "print('numpy.linalg' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.split() == ["0.5", "False"]  # the engine's np is not loaded yet
+
+
+def test_the_engines_numpy_is_imported_at_its_first_use():
+    code = ("import sys\nfrom leafscore._fast.numpy_lazy import np\n"
+            "print('numpy.linalg' in sys.modules)\n"
+            "print(np.arange(4).sum(), 'numpy.linalg' in sys.modules)\n"
+            "import numpy\nprint(numpy is np, type(np) is type(sys))")
+    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, check=True)
+    assert done.stdout.split() == ["False", "6", "True", "True", "True"]
+
+
+def test_a_module_not_installed_is_an_error_at_once():
+    from leafscore._fast.numpy_lazy import lazy_module
+
+    with pytest.raises(ModuleNotFoundError, match="no_such_module_here"):
+        lazy_module("no_such_module_here")
 
 
 def test_the_definition_scores_an_assignment_without_scipy():

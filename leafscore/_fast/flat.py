@@ -20,11 +20,10 @@ from collections.abc import Iterator, Sequence
 from decimal import Decimal
 from typing import Any
 
-import numpy as np
-
 import scorer
 from leafscore._fast import joins, lexi, slack, solve, tuning
 from leafscore._fast.joins import EMPTY_READ, KEY, PART, TAG
+from leafscore._fast.numpy_lazy import np
 
 _SAME_KIND = {None: "correct_absence"}  # of a leaf of two identical items, by its tag
 _NEVER_EMPTY = frozenset((int, float, bool))
@@ -900,7 +899,8 @@ def _keep_top_two(tops: dict[int, list[int]], group: int, weight: int) -> None:
 
 
 def _listed(values: np.ndarray | list[int]) -> list[int]:
-    return values.tolist() if isinstance(values, np.ndarray) else values
+    # tested as a list: asking numpy's type would import numpy for the small paths
+    return values if isinstance(values, list) else values.tolist()
 
 
 def flat_graph(walker: Any, specs: list[tuple], left: list[list], right: list[list],

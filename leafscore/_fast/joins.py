@@ -11,9 +11,8 @@ from __future__ import annotations
 import itertools
 import operator
 
-import numpy as np
-
 from leafscore._fast import solve, tuning
+from leafscore._fast.numpy_lazy import np
 
 #: A read of one flat field's value: (tag, canonical key, signature part), the part being
 #: ``,<member>=<tag>:<key as shown>``; an empty value reads as EMPTY_READ, so a column of

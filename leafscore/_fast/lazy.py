@@ -36,10 +36,9 @@ import itertools
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
-
 import scorer
 from leafscore._fast import lexi, solve, tuning
+from leafscore._fast.numpy_lazy import np
 
 #: (id of item node, id of comparator table) -> (the node, whether it is key-compared);
 #: the node is held so that its id is never reused while it is remembered.

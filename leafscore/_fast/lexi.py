@@ -35,9 +35,8 @@ import heapq
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from leafscore._fast import solve, tuning
+from leafscore._fast.numpy_lazy import np
 
 Flows = dict[tuple[int, int], int]
 

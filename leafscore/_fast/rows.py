@@ -24,10 +24,11 @@ class Verdicts(Sequence):
     """The verdicts of one walk's output list (Verdicts and FlatRows blocks), made when
     first read; equal to (and pickled as) the tuple of the same Verdicts."""
 
-    __slots__ = ("_made", "_out")
+    __slots__ = ("_counted", "_made", "_out")
 
-    def __init__(self, out: list) -> None:
-        self._out, self._made = out, None
+    def __init__(self, out: list, counted: collections.Counter | None = None) -> None:
+        # counted: the output list's tally when already taken (by summed), kept for tally()
+        self._out, self._made, self._counted = out, None, counted
 
     def _all(self) -> tuple[scorer.Verdict, ...]:
         if self._made is None:
@@ -66,6 +67,8 @@ class Verdicts(Sequence):
     def tally(self) -> collections.Counter:
         """(field path, kind) -> how many, keys in first-seen order, counted without
         making the Verdicts of blocks not yet read."""
+        if self._counted is not None:
+            return collections.Counter(self._counted)  # a copy: the caller's to change
         if self._out is None:
             return collections.Counter((v.field, v.kind) for v in self._made)
         return _tally(self._out)
@@ -86,7 +89,8 @@ def summed(out: list, version: str, exact: bool) -> scorer.DocScore:
     to be made when read."""
     counts = dict.fromkeys(scorer.VERDICT_KINDS, 0)
     sums: dict[str, list[int]] = {}
-    for (field, kind), many in _tally(out).items():
+    tally = _tally(out)
+    for (field, kind), many in tally.items():
         counts[kind] += many
         if kind != "correct_absence":
             tp, fp, fn = scorer.VERDICT_KINDS[kind]
@@ -95,7 +99,7 @@ def summed(out: list, version: str, exact: bool) -> scorer.DocScore:
             total[1] += fp * many
             total[2] += fn * many
     fields = {path: scorer.FieldCounts(*sums[path]) for path in sorted(sums)}
-    return scorer.DocScore(version, scorer.DocScore.accuracy_of(counts), Verdicts(out),
+    return scorer.DocScore(version, scorer.DocScore.accuracy_of(counts), Verdicts(out, tally),
                            counts, fields, exact)
 
 

@@ -39,10 +39,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 import scorer
 from leafscore._fast import joins, lexi, tuning
+from leafscore._fast.numpy_lazy import np
 
 #: Rounds of step 2 before the full join is taken instead (each adds every pair its
 #: duals do not clear, so one or two suffice on the benches).

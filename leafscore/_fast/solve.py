@@ -16,9 +16,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 import scorer
+from leafscore._fast.numpy_lazy import np
 
 
 def weight_type(most: int) -> type:

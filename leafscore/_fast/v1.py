@@ -15,10 +15,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import numpy as np
-
 import scorer
 from leafscore._fast import tuning
+from leafscore._fast.numpy_lazy import np
 
 
 class _Unequal:
