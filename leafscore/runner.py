@@ -17,10 +17,11 @@ verdicts of O(batch) documents at a time. Scoring itself is the version's record
 from __future__ import annotations
 
 import itertools
+import json
 import math
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, NamedTuple
 
@@ -31,21 +32,63 @@ from leafscore.benchmark import Benchmark, Document, RawResult, read_result
 from leafscore.cache import CACHE_FORMAT, Cache, cache_key, code_digest, options_sha256
 from leafscore.cells import Cell, folded, shared_parts
 from leafscore.collector import CollectorPaused
-from leafscore.executors import Executor, ExecutorError, make_executor
+from leafscore.executors import Executor, ExecutorError, Serial, make_executor
 from leafscore.executors.base import CANCELLED, DIED, MEMORY, Lost
 from leafscore.run import Run
 from leafscore.signature import format_signature, options_digest, set_digest
 
 
 def score_cell(doc: Document, raw: RawResult, record: scorer.ScoringVersion,
-               options: Any) -> Cell:
+               options: Any, prepared: Prepared | None = None) -> Cell:
     """Score one (system, document) under ``record``'s version as ``python scorer.py``
     would; never raises for a bad result. Raises ``scorer.ScoringError`` for a schema or
     label the metric cannot score.
+
+    ``prepared`` keeps the document prepared (``record.document``: schema compiled, label
+    read) for the next results of the same document, as ``python scorer.py`` prepares a
+    document once for all its systems; the score is the same either way.
     """
     read = read_result(raw, record, doc.schema)
-    score = record.score_outcome(read.outcome, doc.schema, doc.label, options, doc.schema_file)
+    document = None if prepared is None else prepared.document(doc, record, options)
+    score = record.score_outcome(read.outcome, doc.schema, doc.label, options, doc.schema_file,
+                                 document)
     return Cell(read.status, score, read.warnings)
+
+
+class Prepared:
+    """Documents prepared by one process for one run (``record.document``), by id, kept
+    for that document's other results: a run goes system by system, so a document comes
+    back once per system. At most :data:`PREPARED_TEXT_MAX` characters of labels (their
+    compact JSON) are kept, the oldest dropped first; a label larger than that is
+    prepared for each result, as it costs little beside scoring it.
+
+    A prepared document is immutable and scores each result with a walker of its own
+    (``scorer.Document``, ``leafscore._fast.Document``), so keeping it changes no score.
+    """
+
+    def __init__(self) -> None:
+        self.kept: dict[str, tuple[Any, int]] = {}  # doc id -> (document, label text size)
+        self.size = 0
+
+    def document(self, doc: Document, record: scorer.ScoringVersion, options: Any) -> Any:
+        """``record.document`` of ``doc``, prepared now or earlier in this run. Raises
+        ``scorer.ScoringError`` as ``record.document`` does (nothing is kept then)."""
+        found = self.kept.get(doc.id)
+        if found is not None:
+            return found[0]
+        document = record.document(doc.schema, doc.label, options, doc.schema_file)
+        size = len(json.dumps(doc.label, separators=(",", ":"), default=str))
+        if size <= PREPARED_TEXT_MAX:
+            while self.kept and self.size + size > PREPARED_TEXT_MAX:
+                self.size -= self.kept.pop(next(iter(self.kept)))[1]
+            self.kept[doc.id] = (document, size)
+            self.size += size
+        return document
+
+
+#: Characters of label JSON whose prepared documents a process keeps during a run
+#: (:class:`Prepared`): 4 MiB of labels, a few times that in memory once read.
+PREPARED_TEXT_MAX: int = 4 * 2**20
 
 
 # ------------------------------------------------------------------------------------
@@ -100,7 +143,8 @@ MAX_BATCH: int = 100
 class BatchJob:
     """What every batch needs, sent to each worker once: ``docs`` doc_id -> Document,
     the scoring version's ``record`` as the engine named ``engine`` scores it, the
-    ``options``, the client's ``code`` digest (``cache.code_digest``), and whether cells
+    ``options``, the client's ``code`` digest (``cache.code_digest``; ``""`` when the run
+    is scored in the client itself and caches nothing: no check), and whether cells
     come back with their ``verdicts``.
 
     Pickled with the record named, not copied (its rules are functions): a worker takes
@@ -112,6 +156,8 @@ class BatchJob:
     options: Any
     code: str
     verdicts: bool
+    #: What this process has prepared for the job (never pickled: a worker its own).
+    prepared: Prepared = field(default_factory=Prepared, compare=False, repr=False)
 
     def __reduce__(self) -> tuple[Any, ...]:
         return _job, (self.docs, self.engine, self.record.name, self.options, self.code,
@@ -129,17 +175,18 @@ def score_batch(job: BatchJob, batch: Sequence[tuple[str, RawResult]]) -> list[A
     ``score_cell`` and ``cells.folded`` (verdicts kept only when ``job.verdicts``).
     Without verdicts a 2.0 cell comes back ``packed`` (plain tuples: a fraction of a
     cell's pickling cost, on the worker and in the client); ``unpacked`` makes it a cell
-    again. Pure: writes nothing (the client caches).
+    again. Writes nothing (the client caches); keeps the documents it prepares in
+    ``job.prepared`` for the job's next batches.
 
     Raises ``ExecutorError`` when this process runs other scoring code than the client
     (another scorer.py, reader or library version: its scores would be cached as the
     client's), and ``scorer.ScoringError`` as ``score_cell``.
     """
-    if code_digest() != job.code:
+    if job.code and code_digest() != job.code:
         raise ExecutorError("a worker runs other scoring code than this process "
                             "(scorer.py, leafscore or a library differs); install the same "
                             "versions on every worker")
-    done = [folded(score_cell(job.docs[doc_id], raw, job.record, job.options),
+    done = [folded(score_cell(job.docs[doc_id], raw, job.record, job.options, job.prepared),
                    verdicts=job.verdicts) for doc_id, raw in batch]
     if job.verdicts:
         return done
@@ -336,7 +383,12 @@ def score_benchmark(
     """
     executor = executor or make_executor("local", workers=workers)
     cache = cache or Cache(None)
-    version, options_digest, code = record.name, options_sha256(options), code_digest()
+    # The code digest keys cached cells and makes a worker running other code refuse
+    # (score_batch). A run that caches nothing, scored in this process, needs neither; it
+    # is "" then, and not computed (it imports importlib.metadata and hashes the engine).
+    local = cache.directory is None and isinstance(executor, Serial)
+    version, options_digest, code = record.name, options_sha256(options), \
+        "" if local else code_digest()
     pairs = [(s, d.id) for s in bench.systems for d in bench.documents]
     docs = {d.id: d for d in bench.documents}
     detail = record.has_verdicts and (verdicts or on_cell is not None)

@@ -172,8 +172,8 @@ def test_verify_says_when_numbers_move_with_no_input_changed(tmp_path, monkeypat
     root = reported(tmp_path)
     real = leafscore.runner.score_cell
 
-    def shifted(doc, raw, record, options):
-        cell = real(doc, raw, record, options)
+    def shifted(doc, raw, record, options, prepared=None):
+        cell = real(doc, raw, record, options, prepared)
         return leafscore.cells.Cell(cell.status, leafscore.cells.score_from_dict(
             {**cell.score.to_dict(verdicts=True), "accuracy": 0.5}), cell.warnings)
 

@@ -96,9 +96,9 @@ def test_editing_one_label_rescores_only_that_document(tmp_path, monkeypatch):
     scored = []
     real = leafscore.runner.score_cell
 
-    def counting(doc, raw, record, options):
+    def counting(doc, raw, record, options, prepared=None):
         scored.append(doc.id)
-        return real(doc, raw, record, options)
+        return real(doc, raw, record, options, prepared)
 
     monkeypatch.setattr(leafscore.runner, "score_cell", counting)
     invoke("score", root, "--cache-dir", cache)

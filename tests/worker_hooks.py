@@ -57,13 +57,13 @@ def install() -> None:
     if getattr(real, "hooked", False):
         return
 
-    def score_cell(doc: Any, raw: Any, record: Any, options: Any) -> Any:
+    def score_cell(doc: Any, raw: Any, record: Any, options: Any, prepared: Any = None) -> Any:
         found = _TRIGGER.search(raw.data or b"")
         if found and _fires(found[2], found[3]):
             if found[1] == b"KILL":
                 os.kill(os.getpid(), signal.SIGKILL)
             raise MemoryError
-        return real(doc, raw, record, options)
+        return real(doc, raw, record, options, prepared)
 
     score_cell.hooked = True  # type: ignore[attr-defined]
     runner.score_cell = score_cell
