@@ -465,7 +465,8 @@ class LabelChecks:
     """The label checks of a benchmark (:func:`label_warnings`), as ``steps`` to call
     (one per label, none when the cache holds the whole benchmark's), so a run can make
     them while its batches are scored elsewhere (``runner.score_benchmark``'s
-    ``alongside``); :meth:`warnings` once every step is done. ``readings``: the version
+    ``alongside``), or hand them to a process of their own (:meth:`start_beside`) while
+    it scores here; :meth:`warnings` once every step is done. ``readings``: the version
     reads alternative readings in labels (2.1 on)."""
 
     def __init__(self, bench: Benchmark, cache: Cache | None = None, *,
@@ -481,21 +482,84 @@ class LabelChecks:
             if self.store.directory is not None and self.keys else ""
         found = self.store.get(self.whole) if self.whole else None
         lines = found[0].get("label_checks") if found and isinstance(found[0], dict) else None
+        self.beside: tuple[Any, Any, list[int]] | None = None  # (process, pipe, indexes)
+        self.fresh = False  # whether the whole benchmark's outcomes are to be stored
         if isinstance(lines, list) and len(lines) == len(self.documents) \
                 and all(line is None or isinstance(line, str) for line in lines):
             self.lines, self.steps = lines, []
-        else:
-            self.lines = [None] * len(self.documents)
+        else:  # checked here, beside or from each label's own entry: stored whole after
+            self.lines, self.fresh = [None] * len(self.documents), True
             self.steps = [functools.partial(self._check, i) for i in range(len(self.documents))]
 
     def _check(self, i: int) -> None:
         self.lines[i] = _checked_label(self.documents[i], self.store, self.keys[i],
                                        self.readings)
 
+    def start_beside(self, processors: int | None = None) -> bool:
+        """Hand the checks not yet made to a forked process, which makes them while this
+        one scores (``jsonschema``'s import included); :meth:`warnings` takes their lines.
+        Started only where that can help: ``fork`` available, ``processors`` (default:
+        those this process may run on) at least 2, and a label not in the cache. Returns
+        whether it started; ``steps`` is then empty. The child only checks: the cache is
+        read and written here. A child that fails or dies is not trusted: ``warnings``
+        makes its checks here instead, so the lines are the same either way."""
+        import multiprocessing  # loaded when used: 6 ms of every start-up
+        import os
+
+        if processors is None:
+            processors = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
+                else os.cpu_count() or 1
+        if not self.steps or processors < 2 \
+                or "fork" not in multiprocessing.get_all_start_methods():
+            return False
+        pending = []
+        for i, key in enumerate(self.keys):
+            held = _stored_label_check(self.store, key)
+            if held is None:
+                pending.append(i)
+            else:
+                self.lines[i] = held[0]
+        self.steps = []
+        if not pending:
+            return True
+        context = multiprocessing.get_context("fork")
+        receiver, sender = context.Pipe(duplex=False)
+        process = context.Process(target=_check_beside, daemon=True,
+                                  args=(self.documents, pending, self.readings, sender))
+        process.start()
+        sender.close()  # the child's end only: its exit is then this end's EOF
+        self.beside = (process, receiver, pending)
+        return True
+
+    def _take_beside(self) -> None:
+        """The lines of :meth:`start_beside`'s child, each stored in the cache; made here
+        when it sent none that fits (it failed or died)."""
+        if self.beside is None:
+            return
+        process, receiver, pending = self.beside
+        self.beside = None
+        try:
+            lines = receiver.recv()
+        except (EOFError, OSError):  # died before sending
+            lines = None
+        finally:
+            receiver.close()
+            process.join()
+        if not (isinstance(lines, list) and len(lines) == len(pending)
+                and all(line is None or isinstance(line, str) for line in lines)):
+            for i in pending:
+                self._check(i)
+            return
+        for i, line in zip(pending, lines, strict=True):
+            self.lines[i] = line
+            if self.keys[i] is not None:
+                self.store.put(self.keys[i], {"label_check": line})
+
     def warnings(self) -> list[str]:
         """One line per label that violates its schema, then a count; the whole
-        benchmark's outcomes stored when they were checked here."""
-        if self.steps and self.whole:
+        benchmark's outcomes stored when they were checked here or beside."""
+        self._take_beside()
+        if self.fresh and self.whole:
             self.store.put(self.whole, {"label_checks": self.lines})
         out = [line for line in self.lines if line is not None]
         if out:
@@ -503,14 +567,33 @@ class LabelChecks:
         return out
 
 
-def _checked_label(doc: Any, store: Cache, key: str | None, readings: bool) -> str | None:
-    """The warning line of one label (``_label_check``), read from ``store`` under ``key``
-    when it holds it, else checked and stored."""
+def _check_beside(documents: Any, pending: list[int], readings: bool, sender: Any) -> None:
+    """:meth:`LabelChecks.start_beside`'s child: the line of each pending label, sent
+    as one list; nothing is sent when a check fails (the parent then checks them)."""
+    try:
+        sender.send([_label_check(documents[i], readings) for i in pending])
+    except Exception:  # the parent makes these checks itself, error and all
+        pass
+    finally:
+        sender.close()
+
+
+def _stored_label_check(store: Cache, key: str | None) -> tuple[str | None] | None:
+    """``(line,)`` of one label's check as ``store`` holds it under ``key``, else None."""
     found = store.get(key) if key is not None else None
     line = found[0].get("label_check") if found and isinstance(found[0], dict) else None
     if found and isinstance(found[0], dict) and "label_check" in found[0] \
             and (line is None or isinstance(line, str)):
-        return line
+        return (line,)
+    return None
+
+
+def _checked_label(doc: Any, store: Cache, key: str | None, readings: bool) -> str | None:
+    """The warning line of one label (``_label_check``), read from ``store`` under ``key``
+    when it holds it, else checked and stored."""
+    held = _stored_label_check(store, key)
+    if held is not None:
+        return held[0]
     line = _label_check(doc, readings)
     if key is not None:
         store.put(key, {"label_check": line})
