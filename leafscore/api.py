@@ -328,9 +328,9 @@ def evaluate_benchmark(bench: Benchmark, *, version: str | None = None,
     # by a process of their own (on 2 or more processors), else here, between the cells
     # a pool's workers or a cluster send back. Their warnings come after the reading ones.
     checks = LabelChecks(bench, store, readings=record.reads_readings)
-    if isinstance(chosen, Serial):
-        checks.start_beside()
     with contextlib.ExitStack() as stack:
+        if isinstance(chosen, Serial) and checks.start_beside():
+            stack.callback(checks.close)  # a run that fails leaves no child behind
         on_cell = None if verdicts_to is None else stack.enter_context(
             verdicts_mod.writer(Path(verdicts_to)))
         run = score_benchmark(bench, record=record, engine=chosen_engine,
@@ -338,8 +338,10 @@ def evaluate_benchmark(bench: Benchmark, *, version: str | None = None,
                               cache=store, progress=progress,
                               verdicts=keep_verdicts, executor=chosen, on_cell=on_cell,
                               alongside=checks.steps)
+        # taken inside: a label check that fails, fails the run before verdicts are kept
+        checked = checks.warnings()
     late = [w for cell in run.cells.values() for w in cell.warnings]
-    return Evaluation(bench, run, tuple(early + checks.warnings() + late))
+    return Evaluation(bench, run, tuple(early + checked + late))
 
 
 def evaluate(root: str | Path = ".", *, version: str | None = None,

@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -58,17 +59,21 @@ def score_cell(doc: Document, raw: RawResult, record: scorer.ScoringVersion,
 class Prepared:
     """Documents prepared by one process for one run (``record.document``), by id, kept
     for that document's other results: a run goes system by system, so a document comes
-    back once per system. At most :data:`PREPARED_TEXT_MAX` characters of labels (their
-    compact JSON) are kept, the oldest dropped first; a label larger than that is
-    prepared for each result, as it costs little beside scoring it.
+    back once per system. At most ``most`` characters of their schemas and labels (as
+    compact JSON; default :data:`PREPARED_TEXT_MAX`) are kept, the oldest dropped first;
+    a document larger than that is prepared for each result, as it costs little beside
+    scoring it. ``most=0`` keeps none (a run of one system: no document comes back).
 
     A prepared document is immutable and scores each result with a walker of its own
     (``scorer.Document``, ``leafscore._fast.Document``), so keeping it changes no score.
+    Threads of one process may share it (a Dask worker's): its bookkeeping is locked.
     """
 
-    def __init__(self) -> None:
-        self.kept: dict[str, tuple[Any, int]] = {}  # doc id -> (document, label text size)
+    def __init__(self, most: int | None = None) -> None:
+        self.most = most
+        self.kept: dict[str, tuple[Any, int]] = {}  # doc id -> (document, text size)
         self.size = 0
+        self.lock = threading.Lock()
 
     def document(self, doc: Document, record: scorer.ScoringVersion, options: Any) -> Any:
         """``record.document`` of ``doc``, prepared now or earlier in this run. Raises
@@ -77,17 +82,25 @@ class Prepared:
         if found is not None:
             return found[0]
         document = record.document(doc.schema, doc.label, options, doc.schema_file)
-        size = len(json.dumps(doc.label, separators=(",", ":"), default=str))
-        if size <= PREPARED_TEXT_MAX:
-            while self.kept and self.size + size > PREPARED_TEXT_MAX:
-                self.size -= self.kept.pop(next(iter(self.kept)))[1]
-            self.kept[doc.id] = (document, size)
-            self.size += size
+        most = PREPARED_TEXT_MAX if self.most is None else self.most
+        if most <= 0:
+            return document
+        # the schema counts too: the reference engine compiles one for each document
+        size = sum(len(json.dumps(value, separators=(",", ":"), default=str))
+                   for value in (doc.schema, doc.label))
+        if size > most:
+            return document
+        with self.lock:
+            if doc.id not in self.kept:
+                while self.kept and self.size + size > most:
+                    self.size -= self.kept.pop(next(iter(self.kept)))[1]
+                self.kept[doc.id] = (document, size)
+                self.size += size
         return document
 
 
-#: Characters of label JSON whose prepared documents a process keeps during a run
-#: (:class:`Prepared`): 4 MiB of labels, a few times that in memory once read.
+#: Characters of schema and label JSON whose prepared documents a process keeps during a
+#: run (:class:`Prepared`): 4 MiB, a few times that in memory once compiled and read.
 PREPARED_TEXT_MAX: int = 4 * 2**20
 
 
@@ -439,7 +452,8 @@ def score_benchmark(
                 call()
             return finish(unpacked_run, {s.file: s.digest for s in seen if s.read})
     returns_verdicts = detail or cache.directory is not None
-    job = BatchJob(docs, record, engine, options, code, returns_verdicts)
+    job = BatchJob(docs, record, engine, options, code, returns_verdicts,
+                   Prepared(0 if len(bench.systems) < 2 else None))
     plan = _Plan(bench, pairs, lookup, seen)
     fresh = itertools.chain.from_iterable(executor.map_batches(
         score_batch, job, plan.batches(batch_size(executor, total))))

@@ -483,6 +483,7 @@ class LabelChecks:
         found = self.store.get(self.whole) if self.whole else None
         lines = found[0].get("label_checks") if found and isinstance(found[0], dict) else None
         self.beside: tuple[Any, Any, list[int]] | None = None  # (process, pipe, indexes)
+        self.left: list[int] = []  # indexes a closed child left unchecked
         self.fresh = False  # whether the whole benchmark's outcomes are to be stored
         if isinstance(lines, list) and len(lines) == len(self.documents) \
                 and all(line is None or isinstance(line, str) for line in lines):
@@ -500,16 +501,18 @@ class LabelChecks:
         one scores (``jsonschema``'s import included); :meth:`warnings` takes their lines.
         Started only where that can help: ``fork`` available, ``processors`` (default:
         those this process may run on) at least 2, and a label not in the cache. Returns
-        whether it started; ``steps`` is then empty. The child only checks: the cache is
-        read and written here. A child that fails or dies is not trusted: ``warnings``
-        makes its checks here instead, so the lines are the same either way."""
+        whether it started; ``steps`` is then empty. Not started in a daemonic process
+        (a pool's worker may have no child), nor when the fork fails (the checks stay
+        ``steps``). The child only checks: the cache is read and written here. A child
+        that fails or dies is not trusted: ``warnings`` makes its checks here instead, so
+        the lines are the same either way; :meth:`close` stops it early."""
         import multiprocessing  # loaded when used: 6 ms of every start-up
         import os
 
         if processors is None:
             processors = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
                 else os.cpu_count() or 1
-        if not self.steps or processors < 2 \
+        if not self.steps or processors < 2 or multiprocessing.current_process().daemon \
                 or "fork" not in multiprocessing.get_all_start_methods():
             return False
         pending = []
@@ -526,10 +529,28 @@ class LabelChecks:
         receiver, sender = context.Pipe(duplex=False)
         process = context.Process(target=_check_beside, daemon=True,
                                   args=(self.documents, pending, self.readings, sender))
-        process.start()
-        sender.close()  # the child's end only: its exit is then this end's EOF
+        try:
+            process.start()
+        except OSError:  # no process to be had (EAGAIN, ENOMEM): checked here after all
+            receiver.close()
+            self.steps = [functools.partial(self._check, i) for i in pending]
+            return False
+        finally:
+            sender.close()  # the child's end only: its exit is then this end's EOF
         self.beside = (process, receiver, pending)
         return True
+
+    def close(self) -> None:
+        """Stop :meth:`start_beside`'s child if it is still checking and let it go (a run
+        that fails before :meth:`warnings`, which would then make its checks here)."""
+        if self.beside is None:
+            return
+        process, receiver, self.left = self.beside
+        self.beside = None
+        receiver.close()
+        if process.is_alive():
+            process.kill()
+        process.join()
 
     def _take_beside(self) -> None:
         """The lines of :meth:`start_beside`'s child, each stored in the cache; made here
@@ -559,6 +580,9 @@ class LabelChecks:
         """One line per label that violates its schema, then a count; the whole
         benchmark's outcomes stored when they were checked here or beside."""
         self._take_beside()
+        for i in self.left:
+            self._check(i)
+        self.left = []
         if self.fresh and self.whole:
             self.store.put(self.whole, {"label_checks": self.lines})
         out = [line for line in self.lines if line is not None]
@@ -570,6 +594,11 @@ class LabelChecks:
 def _check_beside(documents: Any, pending: list[int], readings: bool, sender: Any) -> None:
     """:meth:`LabelChecks.start_beside`'s child: the line of each pending label, sent
     as one list; nothing is sent when a check fails (the parent then checks them)."""
+    import signal
+
+    # Ctrl-C is the parent's to handle (its exit stops this daemonic child), not a
+    # traceback of this one's
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         sender.send([_label_check(documents[i], readings) for i in pending])
     except Exception:  # the parent makes these checks itself, error and all

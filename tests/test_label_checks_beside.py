@@ -5,6 +5,8 @@ same order, whatever becomes of the child."""
 from __future__ import annotations
 
 import os
+import signal
+import time
 
 import pytest
 from cli_helpers import make_benchmark
@@ -101,3 +103,93 @@ def test_a_serial_run_checks_its_labels_beside_and_warns_as_a_pool_does(tmp_path
     pool = api.evaluate(root, cache=False, workers=2)
     assert [w for w in serial.warnings if "violate" in w] == EXPECTED
     assert serial.warnings == pool.warnings
+
+
+def test_a_fork_that_fails_leaves_the_checks_here(bench, monkeypatch):
+    import multiprocessing.process
+
+    def no_process(self):
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", no_process)
+    checks = validate.LabelChecks(bench)
+    assert checks.start_beside(processors=2) is False
+    assert len(checks.steps) == 3
+    for step in checks.steps:
+        step()
+    assert checks.warnings() == EXPECTED
+
+
+def _warnings_in_a_daemonic_worker(root: str) -> list[str]:
+    return list(api.evaluate(root, cache=False, workers=1).warnings)
+
+
+def test_a_daemonic_process_checks_its_labels_itself(tmp_path):
+    import multiprocessing
+
+    root = make_benchmark(tmp_path / "b", LABELS, RESULTS)
+    with multiprocessing.get_context("fork").Pool(1) as pool:  # daemonic workers
+        found = pool.apply(_warnings_in_a_daemonic_worker, (str(root),))
+    assert [w for w in found if "violate" in w] == EXPECTED
+
+
+def test_a_closed_child_leaves_its_checks_to_warnings(bench, monkeypatch, tmp_path):
+    started = tmp_path / "started"
+    real = validate._label_check
+
+    def slow(doc, readings):
+        started.touch()
+        time.sleep(30)
+        return real(doc, readings)
+
+    monkeypatch.setattr(validate, "_label_check", slow)
+    checks = validate.LabelChecks(bench)
+    assert checks.start_beside(processors=2) is True
+    process = checks.beside[0]
+    _wait_for(started)
+    checks.close()
+    assert checks.beside is None
+    assert not process.is_alive()
+    monkeypatch.setattr(validate, "_label_check", real)
+    assert checks.warnings() == EXPECTED
+
+
+def test_ctrl_c_is_the_parents_the_child_checks_on_silently(bench, monkeypatch, tmp_path,
+                                                              capfd):
+    started = tmp_path / "started"
+    real = validate._label_check
+
+    def waiting(doc, readings):
+        started.touch()
+        time.sleep(0.5)
+        return real(doc, readings)
+
+    monkeypatch.setattr(validate, "_label_check", waiting)
+    checks = validate.LabelChecks(bench)
+    assert checks.start_beside(processors=2) is True
+    _wait_for(started)
+    os.kill(checks.beside[0].pid, signal.SIGINT)
+    assert checks.warnings() == EXPECTED
+    assert "Traceback" not in capfd.readouterr().err
+
+
+def test_a_label_check_that_fails_fails_the_run_before_its_verdicts_are_kept(tmp_path,
+                                                                            monkeypatch):
+    root = make_benchmark(tmp_path / "b", LABELS, RESULTS)
+
+    def failing(doc, readings):
+        raise RuntimeError("a check that fails")
+
+    monkeypatch.setattr(validate, "_label_check", failing)
+    out = tmp_path / "out"
+    out.mkdir()
+    with pytest.raises(RuntimeError, match="a check that fails"):
+        api.evaluate(root, cache=False, workers=1, verdicts_to=out / "v.csv")
+    assert list(out.iterdir()) == []
+
+
+def _wait_for(path, seconds: float = 60.0) -> None:
+    end = time.monotonic() + seconds
+    while not path.exists():
+        assert time.monotonic() < end, "the child never started its checks"
+        time.sleep(0.01)

@@ -19,6 +19,7 @@ from typing import Any
 
 import scorer
 from leafscore._fast import flat, lazy, lexi, solve, tuning
+from leafscore._fast.numpy_lazy import np
 
 #: Types whose ``==`` is JSON value equality: a memo may key on such a value itself.
 _PLAIN = frozenset((str, int, bool, type(None)))
@@ -354,8 +355,6 @@ class FastWalker(scorer.Walker):
         """Version 2.1's pairs (``scorer.pair_2_1``): the same canonical order, criteria
         and rule, with items alike in canonical order weighed once per group and the
         choice made on group flows (:mod:`~leafscore._fast.lexi`)."""
-        import numpy as np
-
         groups_left, groups_right = canonical_groups(left), canonical_groups(right)
         if lazy.pairable(self, item, depth):
             chosen = lazy.pair_2_1(self, item, left, right, groups_left, groups_right, field,
@@ -433,8 +432,6 @@ class FastWalker(scorer.Walker):
         """The edges ``Walker.weights`` and ``pair_2_0`` give the solver, in CSR layout
         with dummy slots (``solve.assign_csr_2_0``), None when there are none: the counts
         of :meth:`weighed`, as ``correct * ceiling + both``."""
-        import numpy as np
-
         found = self.weighed(item, left, right, field, depth)
         if not found:
             return None
@@ -592,7 +589,6 @@ def _fuzzy_pairs(threshold: float, label_values: list, result_values: list,
     ``scorer.fuzzy_similarity``, in C), in slices of bounded memory. None when the
     distinct texts would need more than ``tuning.TUNING.fuzzy_budget`` similarities (a
     safety budget: the caller then takes equal texts only and says it is not exact)."""
-    import numpy as np
     from rapidfuzz import process
     from rapidfuzz.distance import Indel
 
