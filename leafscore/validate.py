@@ -177,6 +177,11 @@ def check_label(label: Any, schema: Any, label_file: str, schema_file: str,
         yield _error(schema_file, "", f"unresolvable $ref to {ref!r}: labels not checked "
                      "against this schema")
         return
+    except Exception as exc:  # a keyword jsonschema cannot apply: "pattern": "(", "enum": 5
+        yield _error(schema_file, "", f"cannot be applied to a label ({type(exc).__name__}: "
+                     f"{exc}): labels not checked against this schema; run `leafscore "
+                     "validate`")
+        return
     errors = sorted(found.values(), key=lambda pe: (_path_key(pe[0]),
                                                     _path_key(pe[1].absolute_schema_path)))
     nulls = [(p, e) for p, e in errors if e.validator == "type" and e.instance is None]

@@ -191,3 +191,40 @@ def test_an_edited_label_is_validated_again_despite_the_cache(tmp_path):
     assert len(validate.label_warnings(api.load(root), cache)) == 2
     (root / "labels" / "d.json").write_text('{"a": "fixed"}')
     assert validate.label_warnings(api.load(root), cache) == []
+
+
+BAD_KEYWORDS = [
+    ({"type": "string", "pattern": "("},
+     "error: missing ), unterminated subpattern at position 0",
+     "error: schemas/d.json: cannot be applied to a label (error: missing ), unterminated "
+     "subpattern at position 0): labels not checked against this schema; run `leafscore "
+     "validate`"),
+    ({"type": "string", "minLength": "x"},
+     "TypeError: '<' not supported between instances of 'int' and 'str'",
+     "error: schemas/d.json#/properties/a/minLength: invalid schema: 'x' is not of type "
+     "'integer'"),
+    ({"enum": 5},
+     "TypeError: 'int' object is not iterable",
+     "error: schemas/d.json#/properties/a/enum: invalid schema: 5 is not of type 'array'"),
+]
+
+
+@pytest.mark.parametrize(("field", "raised", "validated"), BAD_KEYWORDS)
+def test_a_schema_keyword_jsonschema_cannot_apply_is_a_warning_when_scoring(
+    tmp_path, field, raised, validated,
+):
+    schema = {"type": "object", "properties": {"a": field}}
+    root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {"s": {"d": {"a": "x"}}},
+                          schema=schema)
+    for workers in ("1", "2"):
+        result = invoke("score", root, "--no-cache", "--workers", workers)
+        assert result.exit_code == 0, result.stderr
+        assert "Traceback" not in result.stderr
+        assert (f"leafscore: warning: labels/d.json: violates its schema (1 problem(s); first "
+                f"at the root: cannot be applied to a label ({raised}): labels not checked "
+                "against this schema; run `leafscore validate`); scored as it is"
+                ) in result.stderr.splitlines()
+    checked = invoke("validate", root)
+    assert checked.exit_code == 1
+    assert "Traceback" not in checked.stderr + checked.stdout
+    assert validated in (checked.stdout + checked.stderr).splitlines()
