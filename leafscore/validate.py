@@ -505,8 +505,9 @@ class LabelChecks:
         """Hand the checks not yet made to a forked process, which makes them while this
         one scores (``jsonschema``'s import included); :meth:`warnings` takes their lines.
         Started only where that can help: ``fork`` available, ``processors`` (default:
-        those this process may run on) at least 2, and a label not in the cache. Returns
-        whether it started; ``steps`` is then empty. Not started in a daemonic process
+        those this process may run on) at least 2, and checks to make. Returns True when
+        ``steps`` has been taken (each label's line to come from the child, or all found
+        in the cache), False when they are left to the caller. Not started in a daemonic process
         (a pool's worker may have no child), nor when the fork fails (the checks stay
         ``steps``). The child only checks: the cache is read and written here. A child
         that fails or dies is not trusted: ``warnings`` makes its checks here instead, so
