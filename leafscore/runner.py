@@ -64,8 +64,9 @@ class Prepared:
     a document larger than that is prepared for each result, as it costs little beside
     scoring it. ``most=0`` keeps none (a run of one system: no document comes back).
 
-    A prepared document is immutable and scores each result with a walker of its own
-    (``scorer.Document``, ``leafscore._fast.Document``), so keeping it changes no score.
+    A prepared document scores any number of results, each as if prepared for it alone:
+    ``python scorer.py`` scores every system's result of a document with one, and
+    tests/test_runner_prepared.py holds kept and fresh documents equal on both engines.
     Threads of one process may share it (a Dask worker's): its bookkeeping is locked.
     """
 

@@ -488,7 +488,7 @@ class LabelChecks:
         found = self.store.get(self.whole) if self.whole else None
         lines = found[0].get("label_checks") if found and isinstance(found[0], dict) else None
         self.beside: tuple[Any, Any, list[int]] | None = None  # (process, pipe, indexes)
-        self.left: list[int] = []  # indexes a closed child left unchecked
+        self.left: list[int] = []  # indexes a closed or failed child left unchecked
         self.fresh = False  # whether the whole benchmark's outcomes are to be stored
         if isinstance(lines, list) and len(lines) == len(self.documents) \
                 and all(line is None or isinstance(line, str) for line in lines):
@@ -559,8 +559,8 @@ class LabelChecks:
         process.join()
 
     def _take_beside(self) -> None:
-        """The lines of :meth:`start_beside`'s child, each stored in the cache; made here
-        when it sent none that fits (it failed or died)."""
+        """The lines of :meth:`start_beside`'s child, each stored in the cache; left to
+        be made here (``left``) when it sent none that fits (it failed or died)."""
         if self.beside is None:
             return
         process, receiver, pending = self.beside
@@ -574,8 +574,7 @@ class LabelChecks:
             process.join()
         if not (isinstance(lines, list) and len(lines) == len(pending)
                 and all(line is None or isinstance(line, str) for line in lines)):
-            for i in pending:
-                self._check(i)
+            self.left = pending  # made here by warnings, as a closed child's are
             return
         for i, line in zip(pending, lines, strict=True):
             self.lines[i] = line

@@ -133,41 +133,37 @@ def test_a_daemonic_process_checks_its_labels_itself(tmp_path):
     assert [w for w in found if "violate" in w] == EXPECTED
 
 
-def test_a_closed_child_leaves_its_checks_to_warnings(bench, monkeypatch, tmp_path):
+def _checking_beside(bench, monkeypatch, tmp_path, seconds: float):
+    """Checks started beside whose child has begun its first check, each check taking
+    ``seconds`` more; the real check is put back here (the child keeps the slow one)."""
     started = tmp_path / "started"
     real = validate._label_check
 
     def slow(doc, readings):
         started.touch()
-        time.sleep(30)
+        time.sleep(seconds)
         return real(doc, readings)
 
     monkeypatch.setattr(validate, "_label_check", slow)
     checks = validate.LabelChecks(bench)
     assert checks.start_beside(processors=2) is True
-    process = checks.beside[0]
     _wait_for(started)
+    monkeypatch.setattr(validate, "_label_check", real)
+    return checks
+
+
+def test_a_closed_child_leaves_its_checks_to_warnings(bench, monkeypatch, tmp_path):
+    checks = _checking_beside(bench, monkeypatch, tmp_path, 30)
+    process = checks.beside[0]
     checks.close()
     assert checks.beside is None
     assert not process.is_alive()
-    monkeypatch.setattr(validate, "_label_check", real)
     assert checks.warnings() == EXPECTED
 
 
 def test_ctrl_c_is_the_parents_the_child_checks_on_silently(bench, monkeypatch, tmp_path,
                                                               capfd):
-    started = tmp_path / "started"
-    real = validate._label_check
-
-    def waiting(doc, readings):
-        started.touch()
-        time.sleep(0.5)
-        return real(doc, readings)
-
-    monkeypatch.setattr(validate, "_label_check", waiting)
-    checks = validate.LabelChecks(bench)
-    assert checks.start_beside(processors=2) is True
-    _wait_for(started)
+    checks = _checking_beside(bench, monkeypatch, tmp_path, 0.5)
     os.kill(checks.beside[0].pid, signal.SIGINT)
     assert checks.warnings() == EXPECTED
     assert "Traceback" not in capfd.readouterr().err

@@ -242,13 +242,17 @@ def test_the_assignment_solver_falls_back_to_the_public_import(monkeypatch, tmp_
 
 # ----- what is imported ------------------------------------------------------------------
 
+def _fresh(code: str) -> subprocess.CompletedProcess:
+    """``code`` run by a fresh interpreter in the repository (it must exit 0)."""
+    return subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
+                          text=True, check=True)
+
+
 def _loaded_after(code: str, libraries: set[str]) -> str:
     """Which of ``libraries`` a fresh interpreter holds after running ``code``."""
     code += (f"\nimport sys; print(sorted({{m.split('.')[0] for m in sys.modules}} & "
              f"set({sorted(libraries)!r})))")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, check=True)
-    return done.stdout.strip().splitlines()[-1]
+    return _fresh(code).stdout.strip().splitlines()[-1]
 
 
 def test_import_loads_no_optional_library():
@@ -272,8 +276,7 @@ def test_the_fast_engine_scores_a_2_0_assignment_without_the_scipy_optimize_pack
     code = ("import sys\nfrom leafscore import _fast\n" + _ASSIGNMENT
             + "print(_fast.score(result, schema, label, version='2.0').value)\n"
               "print('scipy.optimize' in sys.modules, 'scipy' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, check=True)
+    done = _fresh(code)
     assert done.stdout.split() == ["0.5", "False", "True"]  # 2 x 2 candidates: solved
 
 
@@ -281,8 +284,7 @@ def test_the_fast_engine_settles_a_small_2_1_array_without_scipy():
     code = ("import sys\nfrom leafscore import _fast\n" + _ASSIGNMENT
             + "print(_fast.score(result, schema, label, version='2.1').value)\n"
               "print('scipy' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, check=True)
+    done = _fresh(code)
     assert done.stdout.split() == ["0.5", "False"]  # under lexi_small_units: plain Python
 
 
@@ -290,8 +292,7 @@ def test_a_small_2_1_document_is_scored_without_importing_numpy():
     code = ("import sys\nfrom leafscore import _fast\n" + _ASSIGNMENT
             + "print(_fast.score(result, schema, label, version='2.1').value)\n"
               "print('numpy' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, check=True)
+    done = _fresh(code)
     assert done.stdout.split() == ["0.5", "False"]  # the engine's np is not loaded yet
 
 
@@ -300,8 +301,7 @@ def test_the_engines_numpy_is_imported_at_its_first_use():
             "print('numpy' in sys.modules)\n"
             "print(np.arange(4).sum(), 'numpy' in sys.modules)\n"
             "import numpy\nprint(np.arange is numpy.arange, np.ndarray is numpy.ndarray)")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, check=True)
+    done = _fresh(code)
     assert done.stdout.split() == ["False", "6", "True", "True", "True"]
 
 
@@ -313,8 +313,7 @@ def test_threads_reading_the_engines_numpy_first_all_get_numpy():
             "threads = [threading.Thread(target=read) for _ in range(8)]\n"
             "[t.start() for t in threads]\n[t.join() for t in threads]\n"
             "print(found)")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, check=True)
+    done = _fresh(code)
     assert done.stdout.split("\n")[0] == str([2] * 8)
     assert done.stderr == ""
 
@@ -332,8 +331,7 @@ def test_the_definition_scores_an_assignment_without_scipy():
     code = ("import sys, scorer\n" + _ASSIGNMENT
             + "print(scorer.score(result, schema, label).value)\n"
               "print('scipy' in sys.modules)")
-    done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True,
-                          text=True, check=True)
+    done = _fresh(code)
     assert done.stdout.split() == ["0.5", "False"]  # its dense solver is plain Python
 
 
