@@ -150,3 +150,45 @@ def test_a_document_past_the_bound_leaves_no_reads_behind_and_a_small_one_keeps_
     kept = sum(len(values) for reads in flat._SHARED_READS.values()
                for values in reads.values())
     assert kept == 2 * (6 + 1)  # per field, each value and the empty read
+
+
+def _label_reads(monkeypatch: pytest.MonkeyPatch, raw: list) -> list[int]:
+    """A counter of ``flat.read_columns`` calls on the list ``raw`` (by identity)."""
+    calls = [0]
+    real = flat.read_columns
+
+    def counted(walker, item, values):
+        calls[0] += values is raw
+        return real(walker, item, values)
+
+    monkeypatch.setattr(flat, "read_columns", counted)
+    return calls
+
+
+RESULTS = [{"rows": [{"amount": "3", "note": "c"}, {"amount": "1,500", "note": "A+"}]},
+           {"rows": [{"amount": "2", "note": "b"}]},
+           {"rows": [{"amount": "1,500", "note": "a+"}, {"amount": "2", "note": "B"},
+                     {"amount": "9", "note": "z"}]}]
+
+
+@pytest.mark.parametrize(("changes", "reads"), [({}, 1), ({"memo_reads": 1}, 1),
+                                                ({"memo_reads": 0}, 3)],
+                         ids=["default", "memo_reads=1", "memo_reads=0"])
+def test_a_prepared_labels_flat_columns_are_read_once_when_reads_are_kept(
+        monkeypatch, changes, reads):
+    # kept across documents (memo_reads above 0) the label's columns are read by its own
+    # walker once and serve each result; with none kept, each result's walk reads them
+    label = {"rows": [{"amount": "1,500", "note": "A+"}, {"amount": "2", "note": "b"}]}
+    calls = _label_reads(monkeypatch, label["rows"])
+    values = []
+    with _fast.tuned(**changes):
+        document = _fast.VERSIONS["2.1"].document(_amounts(), label, scorer.Options(), "l")
+        for result in RESULTS:
+            got = document.score(result)
+            assert got.to_dict(verdicts=True) == scorer.score(
+                result, _amounts(), label, version="2.1").to_dict(verdicts=True)
+            values.append(got.value)
+    assert calls[0] == reads
+    # a row right, a row missing, a row invented: 2 of 6 leaves; a row right, a row
+    # missing: 2 of 4; "a+" reads as "A+", both rows right, one invented: 4 of 6
+    assert values == [2 / 6, 2 / 4, 4 / 6]

@@ -65,11 +65,14 @@ class FlatItems(Sequence):
         """(index of each kept item, each field's values over them, each item's flat
         signature, each field's reads): :func:`read_columns`, kept once read by this
         array's own walker. Another ``walker`` (a result's walk reading a label's array
-        it has not signed) reads them into its own per-document reads, where the result's
-        equal values then find them, and nothing is kept on the label."""
+        it has not signed) reads them by this array's walker and keeps them when reads
+        are kept across documents (:func:`_caches`: the result's equal values find them
+        there, and the label's next result reuses its columns); else it reads them into
+        its own per-document reads, where the result's equal values then find them, and
+        nothing is kept on the label."""
         if self._columns is not None:
             return self._columns
-        if walker is not None and walker is not self.walker:
+        if walker is not None and walker is not self.walker and not _reads_shared(walker):
             return read_columns(walker, self.node.items, self.raw)
         self._columns = read_columns(self.walker, self.node.items, self.raw)
         return self._columns
@@ -262,13 +265,17 @@ def _caches(walker: Any, specs: list[tuple]) -> list[dict[type, dict]]:
     member and version rules (:data:`_SHARED_READS`); with ``memo_reads`` 0, or another
     walker's comparisons than a version's, once per document however many arrays hold
     the field (``FastWalker.column_reads``, keyed by leaf and member)."""
-    most = tuning.TUNING.memo_reads
-    if not most or (walker.comparators is not scorer.COMPARATORS and
-                    walker.comparators is not scorer.COMPARATORS_2_1):
+    if not _reads_shared(walker):
         return [walker.column_reads.setdefault((id(leaf), member), {})
                 for leaf, member, *_ in specs]
     return [_SHARED_READS.setdefault((leaf, member, walker.v21), {})
             for leaf, member, *_ in specs]
+
+
+def _reads_shared(walker: Any) -> bool:
+    """Whether :func:`_caches` gives ``walker`` the reads kept across documents."""
+    return bool(tuning.TUNING.memo_reads) and (walker.comparators is scorer.COMPARATORS or
+                                               walker.comparators is scorer.COMPARATORS_2_1)
 
 
 def forget_reads(full: bool = False) -> None:
