@@ -41,7 +41,7 @@ from leafscore import verdicts as verdicts_mod
 from leafscore.benchmark import Benchmark, load_folder, load_jsonl, read_raw
 from leafscore.cache import Cache, default_cache_dir, scorer_digest
 from leafscore.config import BenchmarkConfig, load_config
-from leafscore.executors import Executor, Serial, make_executor
+from leafscore.executors import Executor, LocalPool, Serial, make_executor
 from leafscore.run import Run
 from leafscore.runner import score_benchmark
 from leafscore.validate import LabelChecks
@@ -324,12 +324,13 @@ def evaluate_benchmark(bench: Benchmark, *, version: str | None = None,
              *(str(p) for p in names.check_names(bench.systems, list(bench.ids())))]
     if before_scoring is not None:
         before_scoring(early)
-    # Labels are checked while the batches are scored: when this process scores them,
-    # by a process of their own (on 2 or more processors), else here, between the cells
-    # a pool's workers or a cluster send back. Their warnings come after the reading ones.
+    # Labels are checked while the batches are scored: when this process or a local pool
+    # scores them, by a process of their own (on 2 or more processors: checked here they
+    # keep a pool's workers waiting for batches), else here, between the cells a cluster
+    # sends back. Their warnings come after the reading ones.
     checks = LabelChecks(bench, store, readings=record.reads_readings)
     with contextlib.ExitStack() as stack:
-        if isinstance(chosen, Serial) and checks.start_beside():
+        if isinstance(chosen, (Serial, LocalPool)) and checks.start_beside():
             stack.callback(checks.close)  # a run that fails leaves no child behind
         on_cell = None if verdicts_to is None else stack.enter_context(
             verdicts_mod.writer(Path(verdicts_to)))

@@ -105,6 +105,23 @@ def test_a_serial_run_checks_its_labels_beside_and_warns_as_a_pool_does(tmp_path
     assert serial.warnings == pool.warnings
 
 
+def test_a_local_pool_run_checks_its_labels_beside_not_between_its_cells(tmp_path,
+                                                                         monkeypatch):
+    # checked here, the labels kept the pool's workers waiting for their next batches
+    root = make_benchmark(tmp_path / "b", LABELS, RESULTS)
+    started = []
+    real = validate.LabelChecks.start_beside
+
+    def recorded(self, processors=None):
+        started.append(real(self, processors=2))
+        return started[-1]
+
+    monkeypatch.setattr(validate.LabelChecks, "start_beside", recorded)
+    pool = api.evaluate(root, cache=False, workers=2)
+    assert started == [True]
+    assert [w for w in pool.warnings if "violate" in w] == EXPECTED
+
+
 def test_a_fork_that_fails_leaves_the_checks_here(bench, monkeypatch):
     import multiprocessing.process
 
