@@ -490,12 +490,15 @@ class LabelChecks:
         self.beside: tuple[Any, Any, list[int]] | None = None  # (process, pipe, indexes)
         self.left: list[int] = []  # indexes a closed or failed child left unchecked
         self.fresh = False  # whether the whole benchmark's outcomes are to be stored
-        if isinstance(lines, list) and len(lines) == len(self.documents) \
-                and all(line is None or isinstance(line, str) for line in lines):
+        if _lines_of(lines, len(self.documents)):
             self.lines, self.steps = lines, []
         else:  # checked here, beside or from each label's own entry: stored whole after
             self.lines, self.fresh = [None] * len(self.documents), True
-            self.steps = [functools.partial(self._check, i) for i in range(len(self.documents))]
+            self.steps = self._steps(range(len(self.documents)))
+
+    def _steps(self, indexes: Iterable[int]) -> list[Callable[[], None]]:
+        """One step per label of ``indexes``: its check, made here when called."""
+        return [functools.partial(self._check, i) for i in indexes]
 
     def _check(self, i: int) -> None:
         self.lines[i] = _checked_label(self.documents[i], self.store, self.keys[i],
@@ -539,7 +542,7 @@ class LabelChecks:
             process.start()
         except OSError:  # no process to be had (EAGAIN, ENOMEM): checked here after all
             receiver.close()
-            self.steps = [functools.partial(self._check, i) for i in pending]
+            self.steps = self._steps(pending)
             return False
         finally:
             sender.close()  # the child's end only: its exit is then this end's EOF
@@ -572,8 +575,7 @@ class LabelChecks:
         finally:
             receiver.close()
             process.join()
-        if not (isinstance(lines, list) and len(lines) == len(pending)
-                and all(line is None or isinstance(line, str) for line in lines)):
+        if not _lines_of(lines, len(pending)):
             self.left = pending  # made here by warnings, as a closed child's are
             return
         for i, line in zip(pending, lines, strict=True):
@@ -594,6 +596,13 @@ class LabelChecks:
         if out:
             out.append(f"{len(out)} label(s) violate their schema; run `leafscore validate`")
         return out
+
+
+def _lines_of(lines: Any, many: int) -> bool:
+    """Whether ``lines`` (from the cache or a child) is a list of ``many`` label-check
+    lines, each a string or None."""
+    return isinstance(lines, list) and len(lines) == many \
+        and all(line is None or isinstance(line, str) for line in lines)
 
 
 def _check_beside(documents: Any, pending: list[int], readings: bool, sender: Any) -> None:

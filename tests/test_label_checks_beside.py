@@ -41,13 +41,18 @@ def test_labels_checked_beside_give_the_lines_checked_here(bench):
     assert checks.warnings() == EXPECTED
 
 
-def test_one_processor_checks_here(bench):
-    checks = validate.LabelChecks(bench)
-    assert checks.start_beside(processors=1) is False
+def _checked_here(checks: validate.LabelChecks) -> None:
+    """The three labels' checks left as steps, made here, give the expected lines."""
     assert len(checks.steps) == 3
     for step in checks.steps:
         step()
     assert checks.warnings() == EXPECTED
+
+
+def test_one_processor_checks_here(bench):
+    checks = validate.LabelChecks(bench)
+    assert checks.start_beside(processors=1) is False
+    _checked_here(checks)
 
 
 def test_a_child_that_dies_leaves_its_checks_to_this_process(bench, monkeypatch):
@@ -131,10 +136,7 @@ def test_a_fork_that_fails_leaves_the_checks_here(bench, monkeypatch):
     monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", no_process)
     checks = validate.LabelChecks(bench)
     assert checks.start_beside(processors=2) is False
-    assert len(checks.steps) == 3
-    for step in checks.steps:
-        step()
-    assert checks.warnings() == EXPECTED
+    _checked_here(checks)
 
 
 def _warnings_in_a_daemonic_worker(root: str) -> list[str]:
