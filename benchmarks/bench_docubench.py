@@ -14,8 +14,9 @@ the whole ``leafscore score DOCUBENCH --no-cache`` against DocuBench's own ``sco
    labels, results) is timed in the same process (median of 5) as the floor; a second
    pass over the same pairs is printed beside the first, labelled as such (memos warm).
 2. Whole processes (issue 26: at least 2x faster than ``score_all.py``): ``leafscore
-   score DOCUBENCH --no-cache`` (``--version``, default the latest) and DocuBench's
-   ``scripts/score_all.py``, run from a temporary folder of copies and symlinks
+   score DOCUBENCH --no-cache`` (``--version``, default the latest; by default on two or
+   more processors with a forked helper, and ``--workers 1``, one process, printed beside
+   it) and DocuBench's ``scripts/score_all.py``, run from a temporary folder of copies and symlinks
    (``bench_startup.reference_folder``: /work/shared is read-only), alternately,
    ``--cli-runs`` times each after one untimed run of each (bytecode caches written, as
    for an installed package); medians and their ratio.
@@ -150,6 +151,10 @@ def whole_runs(root: Path, version: str, runs: int) -> None:
         "score_all.py": ([python, "scripts/score_all.py"], folder),
         "leafscore score": ([python, "-m", "leafscore", "score", str(root), "--no-cache",
                              "--version", version], REPO),
+        # beside it, labelled: this process alone (the default adds a forked helper on
+        # two or more processors)
+        "... --workers 1": ([python, "-m", "leafscore", "score", str(root), "--no-cache",
+                             "--version", version, "--workers", "1"], REPO),
         "python -c pass": ([python, "-c", "pass"], REPO),
     }
     times: dict[str, list[float]] = {name: [] for name in commands}
@@ -167,8 +172,10 @@ def whole_runs(root: Path, version: str, runs: int) -> None:
     print(f"whole processes, {runs} alternating runs each, medians in seconds:")
     for name, seconds in median.items():
         print(f"  {name:<18} {seconds:.3f}")
+    alone = median["score_all.py"] / median["... --workers 1"]
     print(f"  leafscore score --no-cache --version {version}: {ratio:.2f}x faster than "
           f"score_all.py (target >= {CLI_TARGET:g}x) {'ok' if ratio >= CLI_TARGET else 'MISSED'}")
+    print(f"  (with --workers 1, one process: {alone:.2f}x faster than score_all.py)")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,28 +24,30 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import scorer
-from leafscore import costs as costs_mod
-from leafscore import diff as diff_mod
-from leafscore import explain as explain_mod
-from leafscore import fields as fields_mod
-from leafscore import files, names, report, stats, versions
-from leafscore import gate as gate_mod
-from leafscore import leaderboard as leaderboard_mod
-from leafscore import power as power_mod
-from leafscore import suspects as suspects_mod
-from leafscore import validity as validity_mod
-from leafscore import verdicts as verdicts_mod
+from leafscore import files, names, stats, versions
 from leafscore.benchmark import Benchmark, load_folder, load_jsonl, read_raw
 from leafscore.cache import Cache, default_cache_dir, scorer_digest
 from leafscore.config import BenchmarkConfig, load_config
-from leafscore.executors import Executor, LocalPool, Serial, make_executor
+from leafscore.executors import Beside, Executor, LocalPool, Serial, make_executor
 from leafscore.run import Run
 from leafscore.runner import score_benchmark
 from leafscore.validate import LabelChecks
 from scorer import InputError
+
+if TYPE_CHECKING:  # imported where used: a run that only scores never loads them
+    from leafscore import costs as costs_mod
+    from leafscore import diff as diff_mod
+    from leafscore import explain as explain_mod
+    from leafscore import fields as fields_mod
+    from leafscore import gate as gate_mod
+    from leafscore import leaderboard as leaderboard_mod
+    from leafscore import power as power_mod
+    from leafscore import suspects as suspects_mod
+    from leafscore import validity as validity_mod
+    from leafscore import verdicts as verdicts_mod
 
 __all__ = ["Evaluation", "GateResult", "evaluate", "evaluate_benchmark", "evaluate_jsonl"]
 
@@ -124,6 +126,7 @@ class Evaluation:
         per system too. ``columns`` default to the config's ``breakdowns``;
         ``permutations`` are the random sign patterns of the test. Raises
         ``ValueError`` for bad settings."""
+        from leafscore import leaderboard as leaderboard_mod
         chosen = self.benchmark.config.breakdowns if columns is None else tuple(columns)
         return leaderboard_mod.leaderboard(
             self.run, resamples=resamples, seed=seed, columns=chosen, correction=correction,
@@ -140,6 +143,7 @@ class Evaluation:
 
     @functools.cached_property
     def _costs(self) -> costs_mod.Costs:
+        from leafscore import costs as costs_mod
         bench = self.benchmark
         return costs_mod.read_costs(bench.results, self.run.systems, self.run.documents,
                                     bench.config.costs)
@@ -153,6 +157,7 @@ class Evaluation:
         benchmark (``power.analyse``: normal approximation of the paired t-test, Chow,
         Shao & Wang §3.1). ``sd`` replaces the observed one. ``ValueError`` for bad
         settings."""
+        from leafscore import power as power_mod
         return power_mod.analyse(self.run, sd=sd, delta=delta, alpha=alpha, power=power,
                                  resamples=resamples, seed=seed)
 
@@ -164,21 +169,25 @@ class Evaluation:
         ``disagree`` systems (same default) dispute in other values and label items they
         leave unpaired. Raises ``ValueError`` under 1.0 (no verdicts) or for
         ``min_agree < 2`` or ``disagree < 2``."""
+        from leafscore import suspects as suspects_mod
         return suspects_mod.find(self.run, min_agree=min_agree, disagree=disagree)
 
     def schema_validity(self) -> tuple[validity_mod.Validity, ...]:
         """Per system, the results that validate against their schema (missing and
         unparsable ones count as invalid); apart from the score (``validity``)."""
+        from leafscore import validity as validity_mod
         return validity_mod.schema_validity(self.benchmark, self.run.record)
 
     def error_shares(self) -> tuple[leaderboard_mod.ErrorShares, ...]:
         """Per system, the share of each verdict kind among its scored verdicts
         (adding up to 1 with ``correct``); empty counts under 1.0."""
+        from leafscore import leaderboard as leaderboard_mod
         return tuple(leaderboard_mod.error_shares(self.run, s) for s in self.systems)
 
     def fields(self, system: str) -> tuple[fields_mod.FieldRow, ...]:
         """Per-field counts, P/R/F1 and error kinds of ``system``, worst F1 first.
         Raises ``ValueError`` under 1.0 (no verdicts), ``KeyError`` for an unknown system."""
+        from leafscore import fields as fields_mod
         return fields_mod.field_table(self.run, system)
 
     def diff(self, base: str, head: str, *, tolerance: float = 0.0,
@@ -193,6 +202,7 @@ class Evaluation:
         ``diff.compare``). ``head`` is a system of ``head_evaluation`` when given (a run
         of other result files on the same benchmark), else of this one. ``tolerance``
         is a fraction in [0, 1]."""
+        from leafscore import diff as diff_mod
         other = head_evaluation or self
         return diff_mod.compare(self.run, base, other.run, head, tolerance=tolerance,
                                 resamples=resamples, seed=seed, names=names,
@@ -202,6 +212,7 @@ class Evaluation:
              field_min: Mapping[str, float] | Iterable[tuple[str, float]] = ()) -> GateResult:
         """Every threshold ``system`` fails, decided on unrounded values: ``min_score``
         and each field path's minimum F1, fractions in [0, 1] (``gate.gate``)."""
+        from leafscore import gate as gate_mod
         wanted = list(field_min.items() if isinstance(field_min, Mapping) else field_min)
         failures = gate_mod.gate(self.run, system, min_score=min_score, field_min=wanted)
         return GateResult(system, tuple(failures), self.run.system_score(system),
@@ -210,6 +221,7 @@ class Evaluation:
     def explain(self, document: str, system: str) -> explain_mod.Explanation:
         """Every verdict of ``document`` for ``system``, in reading order. Raises
         ``KeyError`` for an unknown pair, ``ValueError`` under 1.0."""
+        from leafscore import explain as explain_mod
         return explain_mod.explain(self.run, system, document)
 
     def summary(self, *, resamples: int = stats.DEFAULT_RESAMPLES,
@@ -217,6 +229,7 @@ class Evaluation:
         """summary.json as a dict: DocuBench's keys, then version, signature, intervals,
         coverage, fields, digests, then power, suspects, error shares and schema validity
         (``report.build_summary``)."""
+        from leafscore import report
         bench = self.benchmark
         results = self.run.results_sha256  # the bytes scored, not read again
         if results is None:
@@ -233,6 +246,7 @@ class Evaluation:
                seed: int = stats.DEFAULT_SEED) -> tuple[Path, Path]:
         """Write ``summary.json`` and ``summary.csv`` into ``out_dir`` (created; written
         atomically) and return their paths. Raises ``OSError`` when it cannot write."""
+        from leafscore import report
         target = Path(out_dir)
         target.mkdir(parents=True, exist_ok=True)
         return report.write_summary(target, self.summary(resamples=resamples, seed=seed))
@@ -243,6 +257,7 @@ class Evaluation:
         may be any parsed JSON value (``report.drift``: one of a shape ``report`` never
         writes gives that as its reason); never raises for it. The CLI's ``verify`` also
         checks summary.csv and the other files ``report`` writes."""
+        from leafscore import report
         signature = committed.get("signature") if isinstance(committed, Mapping) else None
         resamples, seed, _ = report.stored_bootstrap(signature)
         return report.drift(committed, self.summary(resamples=resamples, seed=seed))
@@ -250,6 +265,7 @@ class Evaluation:
     def verdicts(self) -> Iterator[verdicts_mod.VerdictRecord]:
         """One record per leaf verdict (system, document, status, address, field, kind,
         label/result raw and canonical values as JSON text). ``ValueError`` under 1.0."""
+        from leafscore import verdicts as verdicts_mod
         return verdicts_mod.records(self.run)
 
     def to_pandas(self) -> Any:
@@ -257,6 +273,8 @@ class Evaluation:
         any envelope gives a cost, latency or tokens (:meth:`costs`), each row also
         holds its document's ``cost_usd``, ``latency_s``, ``input_tokens`` and
         ``output_tokens`` for its system (``NaN``/``<NA>`` where absent)."""
+        from leafscore import costs as costs_mod
+        from leafscore import verdicts as verdicts_mod
         frame = verdicts_mod.to_pandas(self.run)
         found = self.costs()
         if found.empty:
@@ -265,6 +283,7 @@ class Evaluation:
 
     def write_verdicts(self, path: str | Path) -> Path:
         """Write :meth:`verdicts` to a ``.csv`` or ``.parquet`` file (atomically)."""
+        from leafscore import verdicts as verdicts_mod
         return verdicts_mod.write(self.run, Path(path))
 
     def _system(self, system: str) -> None:
@@ -279,7 +298,7 @@ def _cache(cache: bool | Cache, cache_dir: str | Path | None) -> Cache:
 
 
 def evaluate_benchmark(bench: Benchmark, *, version: str | None = None,
-                       engine: str | None = None, workers: int = 1,
+                       engine: str | None = None, workers: int | None = 1,
                        cache: bool | Cache = True, cache_dir: str | Path | None = None,
                        keep_verdicts: bool = True,
                        progress: Callable[[int, int], None] | None = None,
@@ -291,19 +310,21 @@ def evaluate_benchmark(bench: Benchmark, *, version: str | None = None,
     ``version``: default the config's pin, else ``scorer.DEFAULT_VERSION`` (the latest).
     ``engine``: ``"fast"`` or ``"reference"`` (``versions.ENGINES``; same scores), default
     ``$LEAFSCORE_ENGINE``, else ``"fast"``. Both are resolved once, here
-    (``versions.resolve``), and the run carries the record. ``executor``: where
-    documents are scored, in batches: ``"local"`` (this process for ``workers=1``, else
-    a pool of ``workers`` processes), ``"dask"`` (the dask.distributed cluster at
-    ``scheduler``, ``"tcp://HOST:PORT"``, else a ``LocalCluster`` of ``workers``
-    processes; the ``dask`` extra), or an ``executors.Executor``; the output is
-    identical for every choice. ``cache``: True (the default folder, or ``cache_dir``),
-    False, or a ``Cache``; read and written by this process only. ``keep_verdicts=False``
-    when no verdict will be read from the result (every table and summary still works;
-    a run then holds the verdicts of O(batch) documents at a time). ``verdicts_to``: a
-    ``.csv`` or ``.parquet`` path the verdicts are streamed to as documents are scored
-    (replaced atomically when the run completes; nothing is written if it fails).
-    ``progress(done, total)`` is called as cells are ready; ``before_scoring(warnings)``
-    receives the reading warnings before scoring starts (the CLI prints them at once).
+    (``versions.resolve``), and the run carries the record. ``executor``: where documents
+    are scored, in batches: ``"local"`` (this process for ``workers=1``, else a pool of
+    ``workers`` processes; ``None``: this process and a forked helper on two or more
+    processors where ``fork`` is, else this one, the CLI's default), ``"dask"`` (the
+    dask.distributed cluster at ``scheduler``, ``"tcp://HOST:PORT"``, else a
+    ``LocalCluster`` of ``workers`` processes; the ``dask`` extra), or an
+    ``executors.Executor``; the output is identical for every choice. ``cache``: True (the
+    default folder, or ``cache_dir``), False, or a ``Cache``; read and written by this
+    process only. ``keep_verdicts=False`` when no verdict will be read from the result
+    (every table and summary still works; a run then holds the verdicts of O(batch)
+    documents at a time). ``verdicts_to``: a ``.csv`` or ``.parquet`` path the verdicts are
+    streamed to as documents are scored (replaced atomically when the run completes; nothing
+    is written if it fails). ``progress(done, total)`` is called as cells are ready;
+    ``before_scoring(warnings)`` receives the reading warnings before scoring starts (the
+    CLI prints them at once).
 
     Raises ``ValueError`` for an unknown version, engine or executor, ``workers < 1``, or
     ``verdicts_to`` under a version without verdicts or with another suffix;
@@ -330,10 +351,12 @@ def evaluate_benchmark(bench: Benchmark, *, version: str | None = None,
     # sends back. Their warnings come after the reading ones.
     checks = LabelChecks(bench, store, readings=record.reads_readings)
     with contextlib.ExitStack() as stack:
-        if isinstance(chosen, (Serial, LocalPool)) and checks.start_beside():
+        if isinstance(chosen, (Serial, Beside, LocalPool)) and checks.start_beside():
             stack.callback(checks.close)  # a run that fails leaves no child behind
-        on_cell = None if verdicts_to is None else stack.enter_context(
-            verdicts_mod.writer(Path(verdicts_to)))
+        on_cell = None
+        if verdicts_to is not None:
+            from leafscore import verdicts as verdicts_mod
+            on_cell = stack.enter_context(verdicts_mod.writer(Path(verdicts_to)))
         run = score_benchmark(bench, record=record, engine=chosen_engine,
                               options=bench.config.options,
                               cache=store, progress=progress,
@@ -346,9 +369,9 @@ def evaluate_benchmark(bench: Benchmark, *, version: str | None = None,
 
 
 def evaluate(root: str | Path = ".", *, version: str | None = None,
-             engine: str | None = None, systems: Iterable[str] | None = None, workers: int = 1,
-             cache: bool | Cache = True, cache_dir: str | Path | None = None,
-             keep_verdicts: bool = True,
+             engine: str | None = None, systems: Iterable[str] | None = None,
+             workers: int | None = 1, cache: bool | Cache = True,
+             cache_dir: str | Path | None = None, keep_verdicts: bool = True,
              progress: Callable[[int, int], None] | None = None,
              executor: str | Executor = "local", scheduler: str | None = None,
              verdicts_to: str | Path | None = None) -> Evaluation:
@@ -420,8 +443,8 @@ def load_jsonl_benchmark(gold: str | Path, preds: Mapping[str, str | Path],
 
 def evaluate_jsonl(gold: str | Path, preds: Mapping[str, str | Path], schema: str | Path, *,
                    id_key: str = "id", config: str | Path | None = None,
-                   version: str | None = None, engine: str | None = None, workers: int = 1,
-                   cache: bool | Cache = True,
+                   version: str | None = None, engine: str | None = None,
+                   workers: int | None = 1, cache: bool | Cache = True,
                    cache_dir: str | Path | None = None, keep_verdicts: bool = True,
                    progress: Callable[[int, int], None] | None = None,
                    executor: str | Executor = "local", scheduler: str | None = None,

@@ -28,10 +28,7 @@ import click
 
 import scorer
 from leafscore import api, files, names, versions, warnings_out
-from leafscore import explore as explore_mod
-from leafscore import gate as gate_mod
 from leafscore import render as render_mod
-from leafscore import report as report_mod
 from leafscore import stats as stats_mod
 from leafscore._version import __version__
 from leafscore.benchmark import Benchmark, only_results
@@ -190,8 +187,8 @@ def _scoring_options(command: Callable[..., Any] | None = None, *,
         raise ValueError(f"cache={cache!r} is not one of {CACHE_MODES}")
 
     @functools.wraps(command)
-    def with_settings(*args: Any, version: str | None, engine: str | None, workers: int,
-                      executor: str, scheduler: str | None, no_cache: bool,
+    def with_settings(*args: Any, version: str | None, engine: str | None,
+                      workers: int | None, executor: str, scheduler: str | None, no_cache: bool,
                       cache_dir: Path | None, use_cache: bool = False, **kwargs: Any) -> Any:
         if scheduler and executor != "dask":
             _usage("--scheduler goes with --executor dask")
@@ -220,9 +217,11 @@ def _scoring_options(command: Callable[..., Any] | None = None, *,
         click.option("--version", "version", type=click.Choice(scorer.SCORING_VERSIONS),
                      help="Scoring version (default: benchmark.toml's pin, else the latest)."),
         _engine_option,
-        click.option("--workers", type=click.IntRange(min=1), default=1, show_default=True,
+        click.option("--workers", type=click.IntRange(min=1), default=None,
                      help="Worker processes (local pool, or a Dask LocalCluster); output "
-                          "is identical for every value."),
+                          "is identical for every value. Default: this process and a "
+                          "forked helper on 2 or more processors, else this one "
+                          "(a LocalCluster of 1)."),
         click.option("--executor", type=click.Choice(EXECUTORS), default="local",
                      show_default=True,
                      help="Where documents are scored: this machine's process pool, or "
@@ -268,7 +267,7 @@ class ScoringSettings:
     (``versions.choose_engine``)."""
 
     version: str | None
-    workers: int
+    workers: int | None  # None: chosen for the machine (executors.make_executor)
     no_cache: bool
     cache_dir: Path | None
     executor: str = "local"
@@ -715,6 +714,7 @@ def _write_output(source: Source, path: Path, text: str, *,
 
 
 def _update_readme(source: Source, readme: Path, text: str) -> None:
+    from leafscore import report as report_mod
     try:
         old = readme.read_bytes().decode("utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -856,6 +856,7 @@ def _folder_inputs(root: Path) -> tuple[str, ...]:
 def _write_page(evaluation: api.Evaluation, path: Path, resamples: int, seed: int) -> Path:
     """Write the explorer page of ``evaluation`` to ``path`` (atomically; its folder is
     created, as ``report --out`` creates its own)."""
+    from leafscore import explore as explore_mod
     data = _analysis(lambda: explore_mod.page_data(evaluation, resamples=resamples, seed=seed))
     path.parent.mkdir(parents=True, exist_ok=True)
     files.atomic_write_text(path, explore_mod.render_page(data))
@@ -905,6 +906,8 @@ def verify(source: Source, summary_path: Path | None, verdicts_path: Path | None
     summary.json (by content), the summary.csv beside it (by content), and the --verdicts
     and --html files when given (byte for byte). Exit 1 naming each file that drifted;
     exit 2 for a file that cannot be read or that `report` could not have written."""
+    from leafscore import explore as explore_mod
+    from leafscore import report as report_mod
     if summary_path is not None:
         rel, path = str(summary_path), summary_path
     elif source.jsonl:
@@ -1083,6 +1086,7 @@ def diff_command(source: Source, base: str, head: str, fail_on_regression: bool,
                  fail_on_any_drop: bool, tolerance: float, fmt: str, resamples: int,
                  seed: int, permutations: int, settings: ScoringSettings) -> None:
     """Compare HEAD against BASE: per-field F1, flipped documents, interval of the change."""
+    from leafscore import gate as gate_mod
     bench = _analysis(lambda: _bench_of(source, (), _cache(settings)))
     record = resolve_version(settings, bench.config)
     if base in bench.systems and head in bench.systems:
@@ -1140,6 +1144,7 @@ def gate_command(source: Source, system: str, min_score: float | None,
                  field_mins: tuple[str, ...], baseline_path: Path | None, tolerance: float,
                  permutations: int, settings: ScoringSettings) -> None:
     """Exit 1 listing every threshold SYSTEM fails; decided on unrounded values."""
+    from leafscore import gate as gate_mod
     if min_score is None and not field_mins and baseline_path is None:
         _fail("give --min-score, --field-min PATH=X and/or --baseline SUMMARY.json")
     wanted = [_analysis(lambda text=text: gate_mod.parse_field_min(text)) for text in field_mins]

@@ -29,16 +29,17 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from leafscore import hygiene, stats
-from leafscore.diff import Diff
-from leafscore.economy import FIGURES_NOTE, FRONTIER_NOTE
-from leafscore.explain import Explanation
-from leafscore.fields import FieldRow
-from leafscore.leaderboard import ERROR_KINDS, Leaderboard
-from leafscore.power import PowerAnalysis
-from leafscore.suspects import Suspects
+
+if TYPE_CHECKING:  # the renderings' inputs; ``score`` renders a matrix and loads none
+    from leafscore.diff import Diff
+    from leafscore.explain import Explanation
+    from leafscore.fields import FieldRow
+    from leafscore.leaderboard import Leaderboard
+    from leafscore.power import PowerAnalysis
+    from leafscore.suspects import Suspects
 
 #: Formats every renderer accepts.
 FORMATS: tuple[str, ...] = ("table", "md", "html", "csv", "json")
@@ -384,6 +385,8 @@ def cost_table(costs: Sequence[Any], confidence: float) -> Table:
             ("tokens out/doc", "right", lambda c: _tokens(c.output_tokens),
              lambda c: c.output_tokens)]
     priced = sorted({c.system for c in costs if c.cost_from in ("tokens", "mixed")})
+    from leafscore.economy import FIGURES_NOTE, FRONTIER_NOTE
+
     notes = [FRONTIER_NOTE, FIGURES_NOTE]
     if priced:
         notes.append("Cost from tokens at the prices of benchmark.toml: "
@@ -403,6 +406,8 @@ def cost_table(costs: Sequence[Any], confidence: float) -> Table:
 
 def _errors_table(board: Leaderboard) -> Table:
     """Error shares and schema validity per system, in rank order."""
+    from leafscore.leaderboard import ERROR_KINDS
+
     validity = {v.system: v for v in board.validity or ()}
     shown, raw = [], []
     for row in board.errors or ():

@@ -33,7 +33,7 @@ from leafscore.benchmark import Benchmark, Document, RawResult, read_result
 from leafscore.cache import CACHE_FORMAT, Cache, cache_key, code_digest, options_sha256
 from leafscore.cells import Cell, folded, shared_parts
 from leafscore.collector import CollectorPaused
-from leafscore.executors import Executor, ExecutorError, Serial, make_executor
+from leafscore.executors import Beside, Executor, ExecutorError, Serial, make_executor
 from leafscore.executors.base import CANCELLED, DIED, MEMORY, Lost
 from leafscore.run import Run
 from leafscore.signature import format_signature, options_digest, set_digest
@@ -338,7 +338,7 @@ def score_benchmark(
     record: scorer.ScoringVersion,
     engine: str,
     options: Any,
-    workers: int = 1,
+    workers: int | None = 1,
     cache: Cache | None = None,
     progress: Callable[[int, int], None] | None = None,
     verdicts: bool = True,
@@ -357,9 +357,10 @@ def score_benchmark(
         part of every cache key, so one engine never reads cells another wrote.
     options : scorer.Options
         Benchmark-wide scoring options.
-    workers : int, default=1
-        Processes of the default executor (``executors.make_executor("local", ...)``);
-        ignored when ``executor`` is given. The output is identical for every value.
+    workers : int or None, default=1
+        Processes of the default executor (``executors.make_executor("local", ...)``;
+        ``None``: this process and a forked helper on two or more processors, else this
+        one); ignored when ``executor`` is given. The output is identical for every value.
     cache : Cache, optional
         Per-document cache; cached cells are not rescored. A 2.0 run that keeps no
         verdicts is also kept whole, as one run pack (``runpack``): a rerun of the same
@@ -398,9 +399,10 @@ def score_benchmark(
     executor = executor or make_executor("local", workers=workers)
     cache = cache or Cache(None)
     # The code digest keys cached cells and makes a worker running other code refuse
-    # (score_batch). A run that caches nothing, scored in this process, needs neither; it
-    # is "" then, and not computed (it imports importlib.metadata and hashes the engine).
-    local = cache.directory is None and isinstance(executor, Serial)
+    # (score_batch). A run that caches nothing, scored in this process or its forks (the
+    # same code), needs neither; it is "" then, and not computed (it imports
+    # importlib.metadata and hashes the engine).
+    local = cache.directory is None and isinstance(executor, (Serial, Beside))
     version, options_digest, code = record.name, options_sha256(options), \
         "" if local else code_digest()
     pairs = [(s, d.id) for s in bench.systems for d in bench.documents]

@@ -516,13 +516,12 @@ class LabelChecks:
         that fails or dies is not trusted: ``warnings`` makes its checks here instead, so
         the lines are the same either way; :meth:`close` stops it early."""
         import multiprocessing  # loaded when used: 6 ms of every start-up
-        import os
 
-        if processors is None:
-            processors = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") \
-                else os.cpu_count() or 1
-        if not self.steps or processors < 2 or multiprocessing.current_process().daemon \
-                or "fork" not in multiprocessing.get_all_start_methods():
+        from leafscore.executors import can_fork
+        from leafscore.executors import processors as usable
+
+        if not self.steps or (usable() if processors is None else processors) < 2 \
+                or not can_fork():
             return False
         pending = []
         for i, key in enumerate(self.keys):
