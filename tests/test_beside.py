@@ -65,6 +65,16 @@ def test_beside_leaves_no_helper_and_no_frozen_collector_behind():
     assert gc.get_freeze_count() == before
 
 
+def test_objects_frozen_before_a_run_stay_frozen_after_it():
+    gc.freeze()  # as a pre-forking server does: not undone by the run
+    try:
+        frozen = gc.get_freeze_count()
+        list(Beside().map_batches(_square_where, 1, BATCHES))
+        assert gc.get_freeze_count() == frozen > 0
+    finally:
+        gc.unfreeze()
+
+
 def _kill_on(shared: tuple[int, str | None], batch: list[int]) -> list[int]:
     """``n * n``, but the process scoring item ``shared[0]`` kills itself (SIGKILL, what
     the OOM killer sends): every time, or, with a marker path, only the first time."""
@@ -100,6 +110,23 @@ def test_an_item_that_kills_every_helper_scoring_it_is_lost_and_the_rest_scored(
     want[0][1] = Lost(victim, DIED)
     assert got == want
     assert multiprocessing.active_children() == []
+
+
+def _echo(shared: None, batch: list[bytes]) -> list[bytes]:
+    return [item[::-1] for item in batch]
+
+
+def test_batches_and_answers_larger_than_a_pipe_holds_pass_both_ways():
+    # 2 MB each way per item: the helper, answering one call while the next is sent,
+    # must not leave both processes waiting on full pipes
+    batches = [[bytes([n]) * 2_000_000, bytes([n + 1]) * 2_000_000] for n in range(12)]
+    got = list(Beside(fork_after=0).map_batches(_echo, None, batches))
+    assert got == [[item[::-1] for item in batch] for batch in batches]
+
+
+def test_a_lost_helper_names_the_call_it_scored_not_the_one_waiting_behind_it():
+    assert beside._Beside.failure(beside.HelperLost(scoring=True)) == (DIED, True)
+    assert beside._Beside.failure(beside.HelperLost(scoring=False)) == (DIED, False)
 
 
 def _out_of_memory_on_7(shared: None, batch: list[int]) -> list[int]:
