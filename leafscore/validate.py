@@ -553,12 +553,11 @@ class LabelChecks:
         that fails before :meth:`warnings`, which would then make its checks here)."""
         if self.beside is None:
             return
+        from leafscore.executors.beside import stop_child
+
         process, receiver, self.left = self.beside
         self.beside = None
-        receiver.close()
-        if process.is_alive():
-            process.kill()
-        process.join()
+        stop_child(process, receiver)
 
     def _take_beside(self) -> None:
         """The lines of :meth:`start_beside`'s child, each stored in the cache; left to

@@ -28,12 +28,13 @@ import gc
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from itertools import count
+from itertools import chain, count
 from typing import Any, TypeVar
 
 from leafscore.executors.base import DIED, MEMORY, Failure, survive
 
-__all__ = ["CHUNK", "FORK_AFTER", "QUEUED", "WINDOW", "Beside", "HelperLost", "can_fork"]
+__all__ = ["CHUNK", "FORK_AFTER", "QUEUED", "WINDOW", "Beside", "HelperLost", "can_fork",
+           "stop_child"]
 
 R = TypeVar("R")
 
@@ -131,11 +132,8 @@ class _Beside:
     def next_done(self) -> tuple[int, Any, BaseException | None]:
         while True:
             self._collect(block=False)
-            first = min(self.done, default=None)
-            for other in (self.queued[0] if self.queued else None,
-                          self.pending[0][0] if self.pending else None):
-                if other is not None and (first is None or other < first):
-                    first = other
+            # the oldest call in flight: done, the helper's, or not started
+            first = min(chain(self.done, self.queued, (h for h, _ in self.pending)))
             if first in self.done:
                 break
             self._feed()
@@ -243,10 +241,7 @@ class _Beside:
     def _stop(self) -> None:
         process, connection = self.helper
         self.helper = None
-        connection.close()
-        if process.is_alive():
-            process.kill()
-        process.join()
+        stop_child(process, connection)
 
     def close(self) -> None:
         """Let the helper go: told to stop when idle, killed when it is still scoring (a
@@ -264,6 +259,15 @@ class _Beside:
                 pass
         self.queued.clear()
         self._stop()
+
+
+def stop_child(process: Any, connection: Any) -> None:
+    """End a forked child (``multiprocessing.Process``) and close this end of its pipe:
+    killed if it still runs, then reaped. The helper's and the label checks' end."""
+    connection.close()
+    if process.is_alive():
+        process.kill()
+    process.join()
 
 
 def _serve(fn: Callable[[Any, Any], Any], shared: Any, connection: Any) -> None:
