@@ -253,12 +253,14 @@ def unpacked(item: Any, table: dict[Any, Any]) -> Cell:
 
 
 def batch_size(executor: Executor, pairs: int) -> int:
-    """Pairs per batch: the executor's ``batch_size``, else about four batches per
-    worker, at most the executor's ``max_batch`` (default :data:`MAX_BATCH`)."""
+    """Pairs per batch: the executor's ``batch_size``, else about ``per_worker`` batches
+    per worker (the executor's, default 4), at most the executor's ``max_batch``
+    (default :data:`MAX_BATCH`)."""
     if executor.batch_size:
         return executor.batch_size
     most = getattr(executor, "max_batch", None) or MAX_BATCH
-    return max(1, min(most, math.ceil(pairs / (4 * executor.workers))))
+    per_worker = getattr(executor, "per_worker", None) or 4
+    return max(1, min(most, math.ceil(pairs / (per_worker * executor.workers))))
 
 
 # ------------------------------------------------------------------------------------

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import scorer
-from leafscore import files, versions
+from leafscore import early, files, versions
 from leafscore.benchmark import (
     Benchmark,
     RawResult,
@@ -514,7 +514,9 @@ class LabelChecks:
         (a pool's worker may have no child), nor when the fork fails (the checks stay
         ``steps``). The child only checks: the cache is read and written here. A child
         that fails or dies is not trusted: ``warnings`` makes its checks here instead, so
-        the lines are the same either way; :meth:`close` stops it early."""
+        the lines are the same either way; :meth:`close` stops it early. The child is the
+        program's early one (``early.take``) when it started one and the labels are not
+        too large to send it (``early.ask``), else forked here."""
         import multiprocessing  # loaded when used: 6 ms of every start-up
 
         from leafscore.executors import can_fork
@@ -533,9 +535,17 @@ class LabelChecks:
         self.steps = []
         if not pending:
             return True
+        taken = early.take()  # the program's, forked before its imports: sent the labels
+        if taken is not None:
+            if early.ask(taken[1], [self.documents[i] for i in pending], self.readings):
+                self.beside = (*taken, pending)
+                return True
+            from leafscore.executors.beside import stop_child
+
+            stop_child(*taken)  # too much to send, or gone: a child forked now instead
         context = multiprocessing.get_context("fork")
         receiver, sender = context.Pipe(duplex=False)
-        process = context.Process(target=_check_beside, daemon=True,
+        process = context.Process(target=check_beside, daemon=True,
                                   args=(self.documents, pending, self.readings, sender))
         try:
             process.start()
@@ -603,9 +613,10 @@ def _lines_of(lines: Any, many: int) -> bool:
         and all(line is None or isinstance(line, str) for line in lines)
 
 
-def _check_beside(documents: Any, pending: list[int], readings: bool, sender: Any) -> None:
-    """:meth:`LabelChecks.start_beside`'s child: the line of each pending label, sent
-    as one list; nothing is sent when a check fails (the parent then checks them)."""
+def check_beside(documents: Any, pending: list[int], readings: bool, sender: Any) -> None:
+    """The label checks' child (:meth:`LabelChecks.start_beside`'s, or ``early``'s): the
+    line of each pending label, sent as one list; nothing is sent when a check fails (the
+    parent then checks them)."""
     import signal
 
     # Ctrl-C is the parent's to handle (its exit stops this daemonic child), not a

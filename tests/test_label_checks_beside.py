@@ -56,7 +56,7 @@ def test_one_processor_checks_here(bench):
 
 
 def test_a_child_that_dies_leaves_its_checks_to_this_process(bench, monkeypatch):
-    monkeypatch.setattr(validate, "_check_beside", lambda *args: os._exit(3))
+    monkeypatch.setattr(validate, "check_beside", lambda *args: os._exit(3))
     checks = validate.LabelChecks(bench)
     assert checks.start_beside(processors=2) is True
     assert checks.warnings() == EXPECTED

@@ -1,0 +1,126 @@
+"""The label checks' process, started before the program imports its commands.
+
+A scoring run checks its labels in a process of its own (``validate.LabelChecks``),
+and most of that process's time on a small benchmark is importing ``jsonschema`` (about
+40 of 65 ms on DocuBench). Forked once the benchmark is read, it imports while the run
+scores. Forked by the program (``leafscore.__main__``) before it imports the CLI, it
+imports while the program still imports its own modules, when the second processor has
+nothing else to do.
+
+:func:`start` forks it; :func:`take` hands it to the first run that checks labels, which
+sends it the labels to check (:func:`ask`) and reads their lines back as from a child
+forked then (``validate.check_beside`` answers both). Sending costs pickling what a
+fork would share: past :data:`MOST_BYTES` the run forks its own child instead. A process
+nobody takes (a command that checks no label, a run whose checks are all in the cache)
+is stopped at exit, as every daemonic process is.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import pickle
+from typing import Any
+
+#: Most bytes of pickled documents sent to the early process (about 30 ms of pickling
+#: here); a benchmark past it forks its own child, which shares them for free.
+MOST_BYTES: int = 4 << 20
+
+#: (the process :func:`start` forked, this end of its pipe, the id of the process that
+#: forked it) until :func:`take`\ n; a process forked later inherits it, not the child
+_STARTED: list[tuple[Any, Any, int]] = []
+
+
+def start(processors: int | None = None) -> bool:
+    """Fork the label checks' process where it can help: ``fork`` available, at least 2
+    ``processors`` (default: those this process may run on), none started before.
+    Returns whether one runs. A fork that fails starts nothing: the run then forks or
+    checks as it would without."""
+    import multiprocessing  # the program imports it anyway, for its forks
+
+    from leafscore.executors import can_fork
+    from leafscore.executors import processors as usable
+
+    if _STARTED or (usable() if processors is None else processors) < 2 or not can_fork():
+        return False
+    context = multiprocessing.get_context("fork")
+    here, there = context.Pipe(duplex=True)
+    process = context.Process(target=_serve, args=(there,), daemon=True)
+    try:
+        process.start()
+    except OSError:  # no process to be had (EAGAIN, ENOMEM)
+        here.close()
+        return False
+    finally:
+        there.close()  # the child's end only: its exit is then this end's EOF
+    _STARTED.append((process, here, os.getpid()))
+    return True
+
+
+def take() -> tuple[Any, Any] | None:
+    """The process :func:`start` forked and this end of its pipe, once, in the process
+    that forked it (a helper or a pool's worker forked since has a copy of neither's
+    right to it); else None."""
+    if not _STARTED or _STARTED[0][2] != os.getpid():
+        return None
+    process, connection, _ = _STARTED.pop()
+    return process, connection
+
+
+def ask(connection: Any, documents: list, readings: bool, most: int | None = None) -> bool:
+    """Send the taken process the labels to check: ``documents`` (``benchmark.Document``)
+    and the version's ``readings`` flag. Returns False, sending nothing, when they pickle
+    to more than ``most`` bytes (default :data:`MOST_BYTES`) or the process is gone (its
+    pipe closed); the caller then stops it. Its answer is one list of lines, in order,
+    or nothing when it fails."""
+    most = MOST_BYTES if most is None else most
+    parts, size = [], 0
+    for document in documents:  # one at a time: a large benchmark stops at the bound
+        parts.append(pickle.dumps(document, pickle.HIGHEST_PROTOCOL))
+        size += len(parts[-1])
+        if size > most:
+            return False
+    try:
+        connection.send((parts, readings))
+    except (OSError, ValueError):
+        return False
+    return True
+
+
+def _serve(connection: Any) -> None:
+    """The process: a thread takes the labels off the pipe as soon as they come (the
+    program never waits on a full pipe), while this one imports what the checks need;
+    then the checks, answered as ``validate.check_beside`` answers. Nothing is sent
+    when an import fails or the pipe ends first (the program then checks them)."""
+    import signal
+    import threading
+
+    # Ctrl-C is the program's to handle (its exit stops this daemonic child)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    job: list[Any] = []
+
+    def receive() -> None:
+        with contextlib.suppress(EOFError, OSError):  # the program ended without asking
+            job.append(connection.recv())
+
+    reader = threading.Thread(target=receive, daemon=True)
+    reader.start()
+    try:
+        import jsonschema  # noqa: F401  the checks' imports, made while the program's are
+        import referencing  # noqa: F401
+
+        from leafscore import validate
+    except Exception:
+        connection.close()
+        return
+    reader.join()
+    if not job:
+        connection.close()
+        return
+    parts, readings = job[0]
+    try:
+        documents = [pickle.loads(part) for part in parts]
+    except Exception:
+        connection.close()
+        return
+    validate.check_beside(documents, range(len(documents)), readings, connection)
