@@ -8,8 +8,9 @@ imports while the program still imports its own modules, when the second process
 nothing else to do.
 
 :func:`start` forks it; :func:`take` hands it to the first run that checks labels, which
-sends it the labels to check (:func:`ask`) and reads their lines back as from a child
-forked then (``validate.check_beside`` answers both). Sending costs pickling what a
+sends it the labels to check and the function that checks them (:func:`ask`:
+``validate.check_beside``, sent by name, so this module imports nothing of the
+package's) and reads their lines back as from a child forked then. Sending costs pickling what a
 fork would share: past :data:`MOST_BYTES` the run forks its own child instead. A process
 nobody takes (a command that checks no label, a run whose checks are all in the cache)
 is stopped at exit, as every daemonic process is.
@@ -67,12 +68,15 @@ def take() -> tuple[Any, Any] | None:
     return process, connection
 
 
-def ask(connection: Any, documents: list, readings: bool, most: int | None = None) -> bool:
-    """Send the taken process the labels to check: ``documents`` (``benchmark.Document``)
-    and the version's ``readings`` flag. Returns False, sending nothing, when they pickle
-    to more than ``most`` bytes (default :data:`MOST_BYTES`) or the process is gone (its
-    pipe closed); the caller then stops it. Its answer is one list of lines, in order,
-    or nothing when it fails."""
+def ask(connection: Any, check: Any, documents: list, readings: bool,
+        most: int | None = None) -> bool:
+    """Send the taken process the labels to check: ``documents`` (``benchmark.Document``),
+    the version's ``readings`` flag, and ``check``, a module-level function it calls as
+    ``check(documents, range(len(documents)), readings, connection)`` to answer
+    (``validate.check_beside``: one list of lines, in order, or nothing when it fails).
+    Returns False, sending nothing, when the documents pickle to more than ``most`` bytes
+    (default :data:`MOST_BYTES`) or the process is gone (its pipe closed); the caller
+    then stops it."""
     most = MOST_BYTES if most is None else most
     parts, size = [], 0
     for document in documents:  # one at a time: a large benchmark stops at the bound
@@ -81,7 +85,7 @@ def ask(connection: Any, documents: list, readings: bool, most: int | None = Non
         if size > most:
             return False
     try:
-        connection.send((parts, readings))
+        connection.send((check, parts, readings))
     except (OSError, ValueError):
         return False
     return True
@@ -89,9 +93,9 @@ def ask(connection: Any, documents: list, readings: bool, most: int | None = Non
 
 def _serve(connection: Any) -> None:
     """The process: a thread takes the labels off the pipe as soon as they come (the
-    program never waits on a full pipe), while this one imports what the checks need;
-    then the checks, answered as ``validate.check_beside`` answers. Nothing is sent
-    when an import fails or the pipe ends first (the program then checks them)."""
+    program never waits on a full pipe), while this one imports the library the checks
+    need; then the checks, by the function sent with them. Nothing is sent when an
+    import fails or the pipe ends first (the program then checks them)."""
     import signal
     import threading
 
@@ -108,8 +112,6 @@ def _serve(connection: Any) -> None:
     try:
         import jsonschema  # noqa: F401  the checks' imports, made while the program's are
         import referencing  # noqa: F401
-
-        from leafscore import validate
     except Exception:
         connection.close()
         return
@@ -117,10 +119,10 @@ def _serve(connection: Any) -> None:
     if not job:
         connection.close()
         return
-    parts, readings = job[0]
+    check, parts, readings = job[0]  # check: unpickled by name, its module imported
     try:
         documents = [pickle.loads(part) for part in parts]
     except Exception:
         connection.close()
         return
-    validate.check_beside(documents, range(len(documents)), readings, connection)
+    check(documents, range(len(documents)), readings, connection)

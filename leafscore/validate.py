@@ -537,7 +537,8 @@ class LabelChecks:
             return True
         taken = early.take()  # the program's, forked before its imports: sent the labels
         if taken is not None:
-            if early.ask(taken[1], [self.documents[i] for i in pending], self.readings):
+            if early.ask(taken[1], check_beside, [self.documents[i] for i in pending],
+                         self.readings):
                 self.beside = (*taken, pending)
                 return True
             from leafscore.executors.beside import stop_child
