@@ -38,11 +38,12 @@ __all__ = ["CHUNK", "FORK_AFTER", "PER_WORKER", "QUEUED", "WINDOW", "Beside", "H
 
 R = TypeVar("R")
 
-#: Batches this process scores before it forks the helper: with the runner's batches
-#: (about eight in a run) two hold every document of a benchmark of a few systems, so
-#: the helper prepares none again. Measured on DocuBench (300 pairs, medians of 15
-#: alternating whole runs): a helper forked at once took 1.07x the wall time of one
-#: forked after two batches; after one batch, the same within the noise.
+#: Batches this process scores before it forks the helper, which inherits the documents
+#: they prepared and the memos they filled. Measured on DocuBench (300 pairs, medians of
+#: 15 alternating whole runs), with four batches per process: a helper forked at once
+#: took 1.07x the wall time of one forked after two batches; after one, the same within
+#: the noise. With eight per process (:data:`PER_WORKER`: batches of 19 pairs), after
+#: one and after two were again the same (1.009x, 15 runs).
 FORK_AFTER: int = 2
 
 #: Batches per process of a run too small to fill batches of ``runner.MAX_BATCH``
