@@ -37,24 +37,15 @@ def start(processors: int | None = None) -> bool:
     ``processors`` (default: those this process may run on), none started before.
     Returns whether one runs. A fork that fails starts nothing: the run then forks or
     checks as it would without."""
-    import multiprocessing  # the program imports it anyway, for its forks
+    from leafscore.executors import forks_help
+    from leafscore.executors.beside import start_child
 
-    from leafscore.executors import can_fork
-    from leafscore.executors import processors as usable
-
-    if _STARTED or (usable() if processors is None else processors) < 2 or not can_fork():
+    if _STARTED or not forks_help(processors):
         return False
-    context = multiprocessing.get_context("fork")
-    here, there = context.Pipe(duplex=True)
-    process = context.Process(target=_serve, args=(there,), daemon=True)
-    try:
-        process.start()
-    except OSError:  # no process to be had (EAGAIN, ENOMEM)
-        here.close()
+    started = start_child(_serve)
+    if started is None:  # no process to be had
         return False
-    finally:
-        there.close()  # the child's end only: its exit is then this end's EOF
-    _STARTED.append((process, here, os.getpid()))
+    _STARTED.append((*started, os.getpid()))
     return True
 
 

@@ -517,13 +517,10 @@ class LabelChecks:
         the lines are the same either way; :meth:`close` stops it early. The child is the
         program's early one (``early.take``) when it started one and the labels are not
         too large to send it (``early.ask``), else forked here."""
-        import multiprocessing  # loaded when used: 6 ms of every start-up
+        from leafscore.executors import forks_help
+        from leafscore.executors.beside import start_child, stop_child
 
-        from leafscore.executors import can_fork
-        from leafscore.executors import processors as usable
-
-        if not self.steps or (usable() if processors is None else processors) < 2 \
-                or not can_fork():
+        if not self.steps or not forks_help(processors):
             return False
         pending = []
         for i, key in enumerate(self.keys):
@@ -541,22 +538,13 @@ class LabelChecks:
                          self.readings):
                 self.beside = (*taken, pending)
                 return True
-            from leafscore.executors.beside import stop_child
-
             stop_child(*taken)  # too much to send, or gone: a child forked now instead
-        context = multiprocessing.get_context("fork")
-        receiver, sender = context.Pipe(duplex=False)
-        process = context.Process(target=check_beside, daemon=True,
-                                  args=(self.documents, pending, self.readings, sender))
-        try:
-            process.start()
-        except OSError:  # no process to be had (EAGAIN, ENOMEM): checked here after all
-            receiver.close()
+        started = start_child(check_beside, (self.documents, pending, self.readings),
+                              duplex=False)
+        if started is None:  # no process to be had: checked here after all
             self.steps = self._steps(pending)
             return False
-        finally:
-            sender.close()  # the child's end only: its exit is then this end's EOF
-        self.beside = (process, receiver, pending)
+        self.beside = (*started, pending)
         return True
 
     def close(self) -> None:

@@ -182,6 +182,38 @@ def test_no_process_to_fork_scores_every_batch_here(monkeypatch):
     assert {pid for batch in got for _, pid in batch} == {os.getpid()}
 
 
+def _answer(value, connection):
+    connection.send(value * 2)
+
+
+def test_a_started_child_runs_its_target_with_its_end_of_the_pipe_last():
+    process, here = beside.start_child(_answer, (21,))
+    assert here.recv() == 42
+    process.join(timeout=10)
+    assert process.exitcode == 0
+    with pytest.raises(EOFError):  # the child's end was closed here: its exit is EOF
+        here.recv()
+    beside.stop_child(process, here)
+
+
+def _open_descriptors():
+    return len(os.listdir("/proc/self/fd"))
+
+
+@pytest.mark.skipif(not os.path.isdir("/proc/self/fd"), reason="counts /proc/self/fd")
+def test_no_process_to_start_gives_none_and_closes_both_ends(monkeypatch):
+    import multiprocessing.process
+
+    def no_process(self):
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", no_process)
+    before = _open_descriptors()
+    assert beside.start_child(_answer, (1,)) is None
+    assert beside.start_child(_answer, (1,), duplex=False) is None
+    assert _open_descriptors() == before
+
+
 # ------------------------------------------------------------------------------------
 # Which local executor a run gets
 # ------------------------------------------------------------------------------------

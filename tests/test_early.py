@@ -44,6 +44,17 @@ def test_one_processor_starts_no_early_process():
     assert early.take() is None
 
 
+def test_no_process_to_fork_starts_no_early_process(monkeypatch):
+    import multiprocessing.process
+
+    def no_process(self):
+        raise OSError(11, "Resource temporarily unavailable")
+
+    monkeypatch.setattr(multiprocessing.process.BaseProcess, "start", no_process)
+    assert early.start(processors=2) is False
+    assert early.take() is None
+
+
 def test_the_early_process_checks_the_labels_of_the_first_run(bench, started):
     checks = validate.LabelChecks(bench)
     assert checks.start_beside(processors=2) is True

@@ -24,7 +24,7 @@ from leafscore.executors.beside import Beside, can_fork
 from leafscore.executors.local import LocalPool, Serial
 
 __all__ = ["EXECUTORS", "Beside", "Executor", "ExecutorError", "Future", "LocalPool",
-           "Serial", "can_fork", "in_order", "make_executor", "processors"]
+           "Serial", "can_fork", "forks_help", "in_order", "make_executor", "processors"]
 
 #: Executor names accepted by :func:`make_executor` (and ``--executor``).
 EXECUTORS: tuple[str, ...] = ("local", "dask")
@@ -37,21 +37,28 @@ def processors() -> int:
     return os.cpu_count() or 1
 
 
+def forks_help(processors_: int | None = None) -> bool:
+    """Whether a forked child can work while this process does: at least 2
+    ``processors_`` (default: :func:`processors`) and ``fork`` available
+    (:func:`beside.can_fork`). The one test of the helper, the early label checks and
+    the label checks forked by a run."""
+    return (processors() if processors_ is None else processors_) >= 2 and can_fork()
+
+
 def make_executor(name: str = "local", *, workers: int | None = 1,
                   scheduler: str | None = None, batch_size: int | None = None) -> Executor:
     """The executor called ``name`` (one of :data:`EXECUTORS`).
 
     ``local``: :class:`Serial` for one worker, :class:`LocalPool` for more; ``workers=None``
     (chosen for the machine): :class:`Beside` (this process and one forked helper) where
-    ``fork`` is available (:func:`beside.can_fork`) and :func:`processors` is 2 or more,
-    else :class:`Serial`. ``dask``: the cluster at ``scheduler`` (``tcp://HOST:PORT``),
+    :func:`forks_help`, else :class:`Serial`. ``dask``: the cluster at ``scheduler`` (``tcp://HOST:PORT``),
     else a ``LocalCluster`` of ``workers`` processes on this machine (one for ``None``).
 
     Raises ``ValueError`` for an unknown name, ``workers < 1``, or a ``scheduler`` with
     the local executor; :class:`ExecutorError` when Dask is asked for and not installed.
     """
     if workers is None and name == "local":
-        return Beside(batch_size) if processors() >= 2 and can_fork() else Serial(batch_size)
+        return Beside(batch_size) if forks_help() else Serial(batch_size)
     workers = 1 if workers is None else workers
     if workers < 1:
         raise ValueError(f"workers={workers} must be at least 1")

@@ -34,7 +34,7 @@ from typing import Any, TypeVar
 from leafscore.executors.base import DIED, MEMORY, Failure, survive
 
 __all__ = ["CHUNK", "FORK_AFTER", "PER_WORKER", "QUEUED", "WINDOW", "Beside", "HelperLost",
-           "can_fork", "stop_child"]
+           "can_fork", "start_child", "stop_child"]
 
 R = TypeVar("R")
 
@@ -204,8 +204,6 @@ class _Beside:
             self.queued.append(handle)
 
     def _start(self) -> bool:
-        import multiprocessing
-
         if not self.frozen and gc.get_freeze_count() == 0:  # none frozen by another
             # Objects made so far go to the collector's permanent generation while the
             # helper lives: neither process's collections scan them, so the helper's do
@@ -213,19 +211,10 @@ class _Beside:
             # DocuBench: 0.278 s -> 0.271 s, median wall of 15 whole runs.
             gc.freeze()
             self.frozen = True
-        context = multiprocessing.get_context("fork")
-        here, there = context.Pipe(duplex=True)
-        process = context.Process(target=_serve, args=(self.fn, self.shared, there),
-                                  daemon=True)
-        try:
-            process.start()
-        except OSError:  # no process to be had (EAGAIN, ENOMEM): this one scores
-            here.close()
+        self.helper = start_child(_serve, (self.fn, self.shared))
+        if self.helper is None:  # no process to be had: this one scores
             self.unforkable = True
             return False
-        finally:
-            there.close()  # the helper's end only: its exit is then this end's EOF
-        self.helper = (process, here)
         return True
 
     def _collect(self, *, block: bool) -> None:
@@ -270,6 +259,29 @@ class _Beside:
                 pass
         self.queued.clear()
         self._stop()
+
+
+def start_child(target: Callable[..., Any], args: tuple = (), *, duplex: bool = True,
+                ) -> tuple[Any, Any] | None:
+    """Fork a daemonic child (``multiprocessing.Process``) that runs ``target(*args,
+    end)``, ``end`` its end of a new pipe (both ways, or the child's to write when not
+    ``duplex``). Returns (the process, this end), or None when no process is to be had
+    (``OSError``: EAGAIN, ENOMEM). The child's end is closed here either way, so that
+    its exit is this end's EOF. The helper's, and the label checks', start
+    (:func:`stop_child` their end)."""
+    import multiprocessing  # loaded when used: 6 ms of every start-up
+
+    context = multiprocessing.get_context("fork")
+    here, there = context.Pipe(duplex=duplex)
+    process = context.Process(target=target, args=(*args, there), daemon=True)
+    try:
+        process.start()
+    except OSError:
+        here.close()
+        return None
+    finally:
+        there.close()
+    return process, here
 
 
 def stop_child(process: Any, connection: Any) -> None:
