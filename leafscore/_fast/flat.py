@@ -361,13 +361,19 @@ def walk_flat(walker: Any, fields: list[tuple[str, scorer.Leaf]], label: Any, re
     if found is None:
         found = tuning.remember(walker.paired, memo, (*held, *_pairs(
             walker, specs, label, result, index_left, index_right, sig_left, sig_right,
-            values_right, reads_left, reads_right)))
-    pairs, same = found[2], found[3]
+            values_right, reads_left, reads_right), []))
+    pairs, same, kept_kinds = found[2], found[3], found[4]
+    # the kinds of the pairs, found once: a nested pair weighed (a tally), then walked
+    # for its rows when chosen, needs them twice
+    if not kept_kinds:
+        kept_kinds.append(_kinds(walker, specs, pairs, same, values_right, reads_left,
+                                 reads_right))
+    kinds = kept_kinds[0]
     if isinstance(out, scorer.Tally):  # a candidate pair weighed: its kinds counted
-        _tally(out, walker, specs, pairs, same, len(index_left), len(index_right),
-               values_right, reads_left, reads_right)
+        _tally(out, kinds, pairs, len(index_left), len(index_right), reads_left,
+               reads_right)
         return False
-    block = _rows(walker, specs, address, pairs, same, index_left, index_right, values_left,
+    block = _rows(specs, kinds, address, pairs, index_left, index_right, values_left,
                   values_right, reads_left, reads_right)
     return _emit(_in_label_order(block) if walker.rule is scorer.pair_2_1 else block, out,
                  document)
@@ -626,17 +632,16 @@ def _kinds(walker: Any, specs: list[tuple], pairs: list[tuple[int, int]], same: 
     return out
 
 
-def _tally(out: scorer.Tally, walker: Any, specs: list[tuple], pairs: list[tuple[int, int]],
-           same: int, n_left: int, n_right: int, values_right: list[list],
-           reads_left: list[list], reads_right: list[list]) -> None:
+def _tally(out: scorer.Tally, kinds: list[tuple[list[str], list, list]],
+           pairs: list[tuple[int, int]], n_left: int, n_right: int, reads_left: list[list],
+           reads_right: list[list]) -> None:
     """Count into ``out`` what a walk of the rows of :func:`_rows` adds to a
-    ``scorer.Tally``, with no row made: each kind counted, then weighed once by
-    ``Tally.add`` itself (the definition's classes of kinds), and each stated leaf of
-    an unpaired item one leaf on one side."""
+    ``scorer.Tally``, with no row made: each kind (``kinds``: :func:`_kinds` of the
+    pairs) counted, then weighed once by ``Tally.add`` itself (the definition's classes
+    of kinds), and each stated leaf of an unpaired item one leaf on one side."""
     counts = collections.Counter()
-    for kinds, _, _ in _kinds(walker, specs, pairs, same, values_right, reads_left,
-                              reads_right):
-        counts.update(kinds)
+    for field_kinds, _, _ in kinds:
+        counts.update(field_kinds)
     unpaired = 0
     for n, reads, paired in ((n_left, reads_left, {k for k, _ in pairs}),
                              (n_right, reads_right, {k for _, k in pairs})):
@@ -653,18 +658,19 @@ def _tally(out: scorer.Tally, walker: Any, specs: list[tuple], pairs: list[tuple
         out[2] += one[2] * many
 
 
-def _rows(walker: Any, specs: list[tuple], address: str, pairs: list[tuple[int, int]],
-          same: int, index_left: list[int], index_right: list[int], values_left: list[list],
-          values_right: list[list], reads_left: list[list], reads_right: list[list],
-          ) -> FlatRows:
-    """The verdict rows of the pairs and unpaired items, as a :class:`FlatRows` block."""
+def _rows(specs: list[tuple], kinds: list[tuple[list[str], list, list]], address: str,
+          pairs: list[tuple[int, int]], index_left: list[int], index_right: list[int],
+          values_left: list[list], values_right: list[list], reads_left: list[list],
+          reads_right: list[list]) -> FlatRows:
+    """The verdict rows of the pairs (``kinds``: :func:`_kinds` of them) and unpaired
+    items, as a :class:`FlatRows` block."""
     at_left = [k for k, _ in pairs]
     at_right = [k for _, k in pairs]
     bases = [f"{address}[{i}]" for i in map(index_left.__getitem__, at_left)]
-    columns = [(suffix, path, kinds, values_left[b], values_right[b], label_keys, result_keys)
-               for b, ((_, _, suffix, path), (kinds, label_keys, result_keys)) in enumerate(
-                   zip(specs, _kinds(walker, specs, pairs, same, values_right, reads_left,
-                                     reads_right), strict=True))]
+    columns = [(suffix, path, field_kinds, values_left[b], values_right[b], label_keys,
+                result_keys)
+               for b, ((_, _, suffix, path), (field_kinds, label_keys, result_keys)) in
+               enumerate(zip(specs, kinds, strict=True))]
     paired_left, paired_right = set(at_left), set(at_right)
     unpaired: list[tuple] = []
     for side, index, reads, values, paired, kind in (
