@@ -225,9 +225,15 @@ class FastWalker(scorer.Walker):
             if used is None:
                 out += [(at, read[0], read[1], leaf) for read in got if read[0] is not None]
                 continue
+            if len(used) == 1:  # one tag at this path (the usual case): no list per value
+                (t,) = used
+                out += [(at, t, keyed, leaf) for raw, (own, key, _) in
+                        zip(column, got, strict=True) if own is not None and
+                        (keyed := key if t == own else self.key(leaf, t, raw)) is not None]
+                continue
             for raw, (own, key, _) in zip(column, got, strict=True):
                 if own is not None:
-                    out += [(at, t, found, leaf) for t in used if (found := key if t == own
+                    out += [(at, t, keyed, leaf) for t in used if (keyed := key if t == own
                             else self.key(leaf, t, raw)) is not None]
         return out
 
