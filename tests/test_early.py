@@ -160,3 +160,15 @@ def test_a_small_run_beside_is_cut_into_eight_batches_per_process():
 
 def test_a_large_run_beside_keeps_batches_of_the_most_pairs():
     assert runner.batch_size(Beside(), 10_000) == runner.MAX_BATCH == 100
+
+
+def test_an_executor_of_a_users_own_without_the_hints_gets_four_batches_a_worker():
+    class Three:  # only what the Executor protocol requires
+        workers = 3
+        batch_size = None
+
+        def map_batches(self, fn, shared, batches):
+            return (fn(shared, batch) for batch in batches)
+
+    assert runner.batch_size(Three(), 300) == 25  # ceil(300 / (4 x 3))
+    assert runner.batch_size(Three(), 10_000) == runner.MAX_BATCH

@@ -48,7 +48,11 @@ class ExecutorError(RuntimeError):
 
 
 class Executor(Protocol):
-    """What the runner needs of an executor."""
+    """What the runner needs of an executor. Two attributes are optional hints, read by
+    ``runner.batch_size`` where an executor has them (so an executor of a user's own
+    needs neither): ``per_worker``, batches per process of a small run (default 4;
+    ``Beside``: 8, so that its two processes end together) and ``max_batch``, the most
+    pairs in a batch (default ``runner.MAX_BATCH``; ``DaskExecutor``: its own)."""
 
     #: Processes scoring at once (sizes the batches and the window).
     workers: int
