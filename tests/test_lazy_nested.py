@@ -12,6 +12,7 @@ verdicts as the definition, row by row, with the lazy path forced on and off.
 from __future__ import annotations
 
 import copy
+import decimal
 import itertools
 import random
 from typing import Any
@@ -30,7 +31,8 @@ VERSIONS = ("2.0", "2.1")
 #: the lazy path on and off, with flat items (rows) by columns or walked
 FORCED: tuple[dict, ...] = ({}, {"lazy_nested": False}, {"flat": False},
                             {"flat": False, "lazy_nested": False}, {"lazy_leaves_min": 0},
-                            {"flat": False, "lazy_leaves_min": 0})
+                            {"flat": False, "lazy_leaves_min": 0},
+                            {"lazy_leaves_min": 0, "lazy_python_keys": 0})
 
 ROW = {"type": "object", "properties": {
     "code": {"type": "string"}, "n": {"type": "number"},
@@ -317,6 +319,37 @@ def test_bounds_are_never_below_exact_weights(seed, version):
     expected = fast.weights(node.items, left, right, "", "sections[]", 1)[0]
     assert {rc: w for rc, w in edges.items()} == {
         rc: hits * 10**6 + both for rc, (hits, both, _) in expected.items()}
+
+
+#: keys as Walker.keys gives them, (path, tag, key, leaf), drawn from a few of each so
+#: that items share keys, hold several copies of one, and equal keys differ in form
+#: (Decimal 1 and 1.0; the leaf, left out of the count, differs too)
+KEY_PARTS = st.tuples(st.sampled_from(["a", "b.c"]), st.sampled_from(["text", "number"]),
+                      st.sampled_from(["x", "y", decimal.Decimal("1"), decimal.Decimal("1.0")]),
+                      st.sampled_from([None, "leaf"]))
+
+
+@settings(max_examples=300, deadline=None)
+@given(label_keys=st.lists(st.lists(KEY_PARTS, max_size=8), max_size=6),
+       result_keys=st.lists(st.lists(KEY_PARTS, max_size=8), max_size=6))
+def test_shared_keys_counted_in_python_equal_the_sparse_product(label_keys, result_keys):
+    python = lazy._shared_python(label_keys, result_keys)
+    assert [list(line.items()) for line in python] == \
+        [list(line.items()) for line in lazy._shared_sparse(label_keys, result_keys)]
+
+
+def test_shared_keys_are_the_multiset_intersection_per_pair():
+    one = decimal.Decimal("1")
+    label = [[("a", "text", "x", None)] * 3 + [("a", "number", one, None)],
+             [("b.c", "text", "y", None)]]
+    result = [[("a", "text", "x", "leaf")] * 2 + [("a", "number", decimal.Decimal("1.0"), 0)],
+              [("a", "text", "y", None)],
+              [("a", "text", "x", None), ("b.c", "text", "y", None)]]
+    # min(3, 2) x's and the 1 = 1.0 with group 0; one x with group 2; group 1's y is at
+    # another path than the label's
+    expected = [{0: 3, 2: 1}, {2: 1}]
+    assert lazy._shared_python(label, result) == expected
+    assert lazy._shared_sparse(label, result) == expected
 
 
 def test_the_lazy_path_walks_few_of_the_candidate_pairs(monkeypatch):

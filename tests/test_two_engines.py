@@ -48,6 +48,8 @@ FORCED: tuple[dict, ...] = (
     {"lazy_nested": False}, {"flat": False, "lazy_nested": False},
     {"lazy_leaves_min": 0}, {"flat": False, "lazy_leaves_min": 0},
     {"lazy_leaves_min": 0, "lazy_edges_max": 0}, {"lazy_leaves_min": 0, "lazy_edges_max": 10**9},
+    {"lazy_leaves_min": 0, "lazy_python_keys": 0},
+    {"lazy_leaves_min": 0, "lazy_python_keys": 10**9},
     {"flat_python_cells": 0}, {"flat_python_cells": 10**9}, {"lexi_small_forced": False},
     {"slack_wide": 0, "lexi_small_units": 0}, {"memo_pairs": 0}, {"memo_pairs": 1},
     {"memo_reads": 0}, {"memo_reads": 1},

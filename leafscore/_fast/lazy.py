@@ -233,10 +233,39 @@ def _alike(items: Sequence) -> list[int]:
 def _shared(label_keys: list[list[tuple]], result_keys: list[list[tuple]],
             ) -> list[dict[int, int]]:
     """Per label item, {result group: size of the multiset intersection of their keys}
-    for each group sharing a key. The k-th copy of a key is its own word, so the
-    intersection is a sparse 0/1 matrix product (label words x group words). A key's
-    leaf is left out of its word: within an item the path decides it, and hashing a
-    leaf hashes its options."""
+    for each group sharing a key, groups ascending. A key's leaf is left out: within an
+    item the path decides it, and hashing a leaf hashes its options. Up to
+    ``tuning.TUNING.lazy_python_keys`` keys (both sides) counted in plain Python
+    (:func:`_shared_python`), else by a sparse product (:func:`_shared_sparse`), whose
+    fixed cost (about 0.7 ms a call) outweighs its speed on the few keys of small items."""
+    if sum(map(len, label_keys)) + sum(map(len, result_keys)) <= \
+            tuning.TUNING.lazy_python_keys:
+        return _shared_python(label_keys, result_keys)
+    return _shared_sparse(label_keys, result_keys)
+
+
+def _shared_python(label_keys: list[list[tuple]], result_keys: list[list[tuple]],
+                   ) -> list[dict[int, int]]:
+    """:func:`_shared` by an index of keys: {key: [(group, its copies there)]}, then per
+    label item, for each of its keys, the smaller count added to each group holding it."""
+    index: dict[tuple, list[tuple[int, int]]] = {}
+    for g, keys in enumerate(result_keys):
+        for key, many in collections.Counter([key[:3] for key in keys]).items():
+            index.setdefault(key, []).append((g, many))
+    out: list[dict[int, int]] = []
+    for keys in label_keys:
+        line: dict[int, int] = {}
+        for key, mine in collections.Counter([key[:3] for key in keys]).items():
+            for g, theirs in index.get(key, ()):
+                line[g] = line.get(g, 0) + (mine if mine < theirs else theirs)
+        out.append(dict(sorted(line.items())))
+    return out
+
+
+def _shared_sparse(label_keys: list[list[tuple]], result_keys: list[list[tuple]],
+                   ) -> list[dict[int, int]]:
+    """:func:`_shared` as a sparse product: the k-th copy of a key is its own word, so the
+    intersection is a 0/1 matrix product (label words x group words)."""
     from scipy.sparse import csr_matrix
 
     out: list[dict[int, int]] = [{} for _ in label_keys]
@@ -265,7 +294,9 @@ def _shared(label_keys: list[list[tuple]], result_keys: list[list[tuple]],
                    shape=(len(label_keys), len(words)))
     b = csr_matrix((np.ones(len(b_rows), np.int64), (b_cols, b_rows)),
                    shape=(len(words), len(result_keys)))
-    product = (a @ b).tocoo()
+    product = (a @ b).tocsr()
+    product.sort_indices()  # groups ascending in each line, as the plain count gives them
+    product = product.tocoo()
     for r, g, hits in zip(product.row.tolist(), product.col.tolist(), product.data.tolist(),
                           strict=True):
         if hits:

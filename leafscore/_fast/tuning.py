@@ -47,6 +47,8 @@ class Tuning:
     ``lazy_leaves_min``: the average leaves (both sides) of a candidate pair from which
     that path is taken (smaller items are walked faster than solved lazily);
     ``lazy_edges_max``: the most (label item, result item) candidates it solves on;
+    ``lazy_python_keys``: the keys of both sides up to which that path counts the keys
+    each candidate pair shares in plain Python rather than by a sparse product;
     ``flat_python_cells``: label x result groups x fields of a flat 2.1 array up to which
     its pair weights are counted in plain Python (``flat.small_graph``) rather than by
     numpy joins, whose per-call cost outweighs their speed on small arrays;
@@ -88,6 +90,7 @@ class Tuning:
     lazy_nested: bool = True
     lazy_leaves_min: int = 16
     lazy_edges_max: int = 40_000
+    lazy_python_keys: int = 4096
     flat_python_cells: int = 20_000
     lexi_small_forced: bool = True
     slack_wide: float = 8.0
