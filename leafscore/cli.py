@@ -457,8 +457,14 @@ def _evaluate(bench: Benchmark, settings: ScoringSettings, record: scorer.Scorin
 
 
 def _emit(text: str) -> None:
-    """Data to stdout, as rendered (a JSON rendering holds the command's warnings)."""
-    click.echo(text, nl=False)
+    """Data to stdout, as rendered (a JSON rendering holds the command's warnings). A
+    write that fails (a full disk, a closed pipe) names standard output in its error."""
+    try:
+        click.echo(text, nl=False)
+    except OSError as exc:
+        if exc.filename is None:
+            exc.filename = "standard output"
+        raise
 
 
 def _analysis(call: Callable[[], Any]) -> Any:

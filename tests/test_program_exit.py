@@ -13,6 +13,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from cli_helpers import REPO, make_benchmark
 
 
@@ -75,3 +76,15 @@ def test_a_message_for_a_code_is_printed_as_python_prints_it(tmp_path):
     assert done.returncode == 1
     assert done.stderr.strip() == "stopped: a message"
 
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_output_that_cannot_be_written_is_an_error_naming_standard_output(tmp_path):
+    root = make_benchmark(tmp_path / "bench", {"d1": {"name": "n", "total": 1}},
+                          {"a": {"d1": {"name": "n", "total": 1}}})
+    with open("/dev/full", "w") as full:
+        done = subprocess.run([sys.executable, "-m", "leafscore", "score", str(root),
+                               "--no-cache", "--format", "json", "--quiet"], stdout=full,
+                              stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr == "leafscore: error: standard output: No space left on device\n"
