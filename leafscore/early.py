@@ -86,12 +86,10 @@ def _serve(connection: Any) -> None:
     """The process: a thread takes the labels off the pipe as soon as they come (the
     program never waits on a full pipe), while this one imports the library the checks
     need; then the checks, by the function sent with them. Nothing is sent when an
-    import fails or the pipe ends first (the program then checks them)."""
-    import signal
+    import fails or the pipe ends first (the program then checks them). Ctrl-C is left
+    to the program (``beside.start_child``)."""
     import threading
 
-    # Ctrl-C is the program's to handle (its exit stops this daemonic child)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     job: list[Any] = []
 
     def receive() -> None:

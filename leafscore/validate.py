@@ -605,12 +605,7 @@ def _lines_of(lines: Any, many: int) -> bool:
 def check_beside(documents: Any, pending: list[int], readings: bool, sender: Any) -> None:
     """The label checks' child (:meth:`LabelChecks.start_beside`'s, or ``early``'s): the
     line of each pending label, sent as one list; nothing is sent when a check fails (the
-    parent then checks them)."""
-    import signal
-
-    # Ctrl-C is the parent's to handle (its exit stops this daemonic child), not a
-    # traceback of this one's
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    parent then checks them). Ctrl-C is left to the parent (``beside.start_child``)."""
     try:
         sender.send([_label_check(documents[i], readings) for i in pending])
     except Exception:  # the parent makes these checks itself, error and all

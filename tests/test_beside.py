@@ -196,6 +196,22 @@ def test_a_started_child_runs_its_target_with_its_end_of_the_pipe_last():
     beside.stop_child(process, here)
 
 
+def _echo_after_asked(connection):
+    connection.send("ready")  # in the target: past the signal's setting
+    connection.send(connection.recv() * 2)
+
+
+def test_a_started_child_leaves_ctrl_c_to_its_parent():
+    process, here = beside.start_child(_echo_after_asked)
+    assert here.recv() == "ready"
+    os.kill(process.pid, signal.SIGINT)
+    here.send(21)
+    assert here.recv() == 42  # still there, answering
+    process.join(timeout=10)
+    assert process.exitcode == 0
+    beside.stop_child(process, here)
+
+
 def _open_descriptors():
     return len(os.listdir("/proc/self/fd"))
 

@@ -265,15 +265,16 @@ def start_child(target: Callable[..., Any], args: tuple = (), *, duplex: bool = 
                 ) -> tuple[Any, Any] | None:
     """Fork a daemonic child (``multiprocessing.Process``) that runs ``target(*args,
     end)``, ``end`` its end of a new pipe (both ways, or the child's to write when not
-    ``duplex``). Returns (the process, this end), or None when no process is to be had
-    (``OSError``: EAGAIN, ENOMEM). The child's end is closed here either way, so that
-    its exit is this end's EOF. The helper's, and the label checks', start
-    (:func:`stop_child` their end)."""
+    ``duplex``). The child ignores Ctrl-C: it is the parent's to handle (its exit stops
+    every daemonic child), not a traceback of the child's. Returns (the process, this
+    end), or None when no process is to be had (``OSError``: EAGAIN, ENOMEM). The
+    child's end is closed here either way, so that its exit is this end's EOF. The
+    helper's, and the label checks', start (:func:`stop_child` their end)."""
     import multiprocessing  # loaded when used: 6 ms of every start-up
 
     context = multiprocessing.get_context("fork")
     here, there = context.Pipe(duplex=duplex)
-    process = context.Process(target=target, args=(*args, there), daemon=True)
+    process = context.Process(target=_child, args=(target, *args, there), daemon=True)
     try:
         process.start()
     except OSError:
@@ -282,6 +283,14 @@ def start_child(target: Callable[..., Any], args: tuple = (), *, duplex: bool = 
     finally:
         there.close()
     return process, here
+
+
+def _child(target: Callable[..., Any], *args: Any) -> None:
+    """A child of :func:`start_child`: Ctrl-C ignored, then ``target(*args)``."""
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    target(*args)
 
 
 def stop_child(process: Any, connection: Any) -> None:
@@ -297,14 +306,11 @@ def _serve(fn: Callable[[Any, Any], Any], shared: Any, connection: Any) -> None:
     """The helper: ``fn(shared, items)`` of every ``(handle, items)`` received, in order,
     answered ``("done", result)`` or ``("error", exception)``, until ``None`` or the
     pipe's end. A thread takes the calls off the pipe as they come: the parent, sending
-    the next call while this one answers the last, never waits on a full pipe."""
+    the next call while this one answers the last, never waits on a full pipe. Ctrl-C
+    is left to the parent (:func:`start_child`)."""
     import queue
-    import signal
     import threading
 
-    # Ctrl-C is the parent's to handle (it stops this daemonic helper), not a traceback
-    # of this one's
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
     calls: queue.SimpleQueue[Any] = queue.SimpleQueue()
 
     def receive() -> None:
