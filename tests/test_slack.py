@@ -40,16 +40,17 @@ def rows_document(n: int, seed: int, changed: int = 0) -> tuple[dict, dict, dict
     return schema, {"rows": label}, {"rows": result}
 
 
-def taken(monkeypatch: pytest.MonkeyPatch) -> list:
-    """What each call of ``slack.assign`` returned, recorded."""
+def taken(monkeypatch: pytest.MonkeyPatch, name: str = "assign") -> list:
+    """What each call of ``slack.assign`` (or another function of ``slack``) returned,
+    recorded."""
     seen: list = []
-    real = slack.assign
+    real = getattr(slack, name)
 
     def spy(*args, **kwargs):
         seen.append(real(*args, **kwargs))
         return seen[-1]
 
-    monkeypatch.setattr(slack, "assign", spy)
+    monkeypatch.setattr(slack, name, spy)
     return seen
 
 
@@ -141,10 +142,10 @@ def test_the_rounds_give_way_to_the_full_join_past_their_budget(monkeypatch):
 def test_a_loose_field_takes_the_full_join(monkeypatch):
     schema, label, result = rows_document(30, seed=5, changed=3)
     schema["properties"]["rows"]["items"]["properties"]["qty"]["x-leafscore"] = {"abs_tol": 1}
-    seen = taken(monkeypatch)
+    seen, keyed = taken(monkeypatch), taken(monkeypatch, "key_ids")
     with _fast.tuned(**FORCED):
         got = output(_fast.score, result, schema, label, "2.1")
-    assert seen == [None]
+    assert (keyed, seen) == ([None], [])  # no key ids for a loose field: no slack path
     assert got == output(scorer.score, result, schema, label, "2.1")
 
 

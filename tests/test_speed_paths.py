@@ -606,6 +606,31 @@ def test_the_fast_read_of_a_string_at_a_leaf_of_one_kind_is_the_definitions(
     assert fast == scorer.Walker(table, rule).read_leaf(leaf, text)
 
 
+@settings(max_examples=300, deadline=None)
+@given(values=st.one_of(
+    st.lists(st.integers(-10**16, 10**16) | st.sampled_from([0, -1, 10**15 - 1, -10**15]),
+             min_size=1, max_size=12, unique=True),
+    st.lists(st.floats(allow_nan=True, allow_infinity=True) | st.sampled_from(
+        [-0.0, 0.0, 1.5, 2.50, 0.1234567, 0.123456, 1e16, 1e-7, 12345678.9, -3.0]),
+        min_size=1, max_size=12, unique_by=repr)),
+    version=st.sampled_from(["2.0", "2.1"]))
+def test_a_flat_number_column_reads_each_value_as_the_definition_does(values, version):
+    # flat._reads reads a column of ints or plain floats (at most 6 places) at once, and
+    # the rest (an int of 16 digits, 1e-07, nan) one by one: the same reads either way
+    from leafscore._fast import flat
+    table, rule = ((scorer.COMPARATORS, scorer.pair_2_0) if version == "2.0"
+                   else (scorer.COMPARATORS_2_1, scorer.pair_2_1))
+    leaf = scorer.Leaf("number", scorer.Options())
+    walker = FastWalker(table, rule)
+    expected = []
+    for v in values:
+        read = scorer.Walker(table, rule).read_leaf(leaf, v)
+        expected.append((read.tag, read.key, f',"p"={read.tag}:{scorer.shown(read.key)}'))
+    got = flat._reads(walker, leaf, '"p"=', type(values[0]), values)
+    assert [(tag, str(key), part) for tag, key, part in got] == \
+        [(tag, str(key), part) for tag, key, part in expected]
+
+
 def test_a_memo_keeps_values_of_equal_value_but_another_type_apart():
     walker = FastWalker(scorer.COMPARATORS, scorer.pair_2_0)
     leaf = scorer.Leaf("mix", scorer.Options())

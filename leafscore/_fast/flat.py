@@ -181,6 +181,22 @@ def _reads(walker: Any, leaf: scorer.Leaf, member: str, kind: type, values: list
                 else walker.text_key(v) for v in values]
         return [("text", key, prefix + key) if v.strip() else EMPTY_READ
                 for v, key in zip(values, keys, strict=True)]
+    if kind in (int, float) and leaf.compare == "number" and values:
+        # the cases of the loop below for ints and plain floats, a column at a time in C
+        texts = list(map(str if kind is int else repr, values))
+        if kind is int:
+            plain = min(values) > -10**15 and max(values) < 10**15
+        else:
+            joined = "".join(texts)
+            plain = "e" not in joined and "n" not in joined and max(map(
+                operator.sub, map(len, texts), map(str.index, texts, itertools.repeat(".")))) <= 7
+        if plain:
+            shown = texts if kind is int else list(map(str.rstrip, map(
+                str.rstrip, texts, itertools.repeat("0")), itertools.repeat(".")))
+            if "-0" in shown:
+                shown = ["0" if text == "-0" else text for text in shown]
+            return list(zip(itertools.repeat("number"), map(Decimal, texts),
+                            map(f",{member}number:".__add__, shown)))
     out = []
     floats = kind is float and leaf.compare == "number"
     ints = kind is int and leaf.compare == "number"
@@ -296,12 +312,15 @@ def _kept(names: list[str], values: list) -> tuple[list[int], list[list]]:
         index = [i for i, value in enumerate(values) if isinstance(value, dict)]
         items, get = [values[i] for i in index], _get
     first = list(map(get, items, itertools.repeat(names[0])))
-    keep = [(f.__class__ is str and f.strip()) or f.__class__ in _NEVER_EMPTY
-            or not scorer.is_empty(item) for f, item in zip(first, items, strict=True)]
-    if not all(keep):  # a first field stating something settles most items
-        items = list(itertools.compress(items, keep))
-        index = itertools.compress(index, keep)
-        first = list(itertools.compress(first, keep))
+    kinds = set(map(type, first))
+    # every item is kept when each states its first field (checked in C); else one by one
+    if not (kinds <= _NEVER_EMPTY or (kinds == {str} and all(map(str.strip, first)))):
+        keep = [(f.__class__ is str and f.strip()) or f.__class__ in _NEVER_EMPTY
+                or not scorer.is_empty(item) for f, item in zip(first, items, strict=True)]
+        if not all(keep):  # a first field stating something settles most items
+            items = list(itertools.compress(items, keep))
+            index = itertools.compress(index, keep)
+            first = list(itertools.compress(first, keep))
     columns = [first] + [list(map(get, items, itertools.repeat(name))) for name in names[1:]]
     return list(index), columns
 
@@ -497,12 +516,14 @@ def forced_pairs_2_1(walker: Any, specs: list[tuple], sig_left: list[str],
     for b, (leaf, *_) in enumerate(specs):
         if set(map(TAG, reads_left[b])) - {None, leaf.compare}:
             return []  # a label fault: a key under another comparison
-        numbers: dict[tuple, int] = {EMPTY_READ: -1}
-        # equal reads one id (a new read's position), numbered in C
-        ids_left[b] = np.fromiter(map(numbers.setdefault, reads_left[b], itertools.count()),
-                                  np.int64, len(sig_left))
-        ids_right[b] = np.fromiter(map(numbers.get, reads_right[b], itertools.repeat(-2)),
-                                   np.int64, len(sig_right))
+        # equal reads one id (a new read's position), numbered in C by their signature
+        # parts: equal reads have equal parts, and reads of equal parts but unequal keys
+        # (none known) would only count as shared, raising the bound: safe
+        numbers: dict[str, int] = {PART(EMPTY_READ): -1}
+        ids_left[b] = np.fromiter(map(numbers.setdefault, map(PART, reads_left[b]),
+                                      itertools.count()), np.int64, len(sig_left))
+        ids_right[b] = np.fromiter(map(numbers.get, map(PART, reads_right[b]),
+                                       itertools.repeat(-2)), np.int64, len(sig_right))
     stated = (ids_left[:, rows] >= 0).sum(axis=0)
     forced = _most_shared(ids_left[:, rows], ids_right) + \
         _most_shared(ids_right[:, cols], ids_left) < stated
@@ -710,11 +731,14 @@ def match_flat_2_1(walker: Any, specs: list[tuple], groups_left: list[list[int]]
     if len(left[0]) * len(right[0]) * len(specs) <= tuning.TUNING.flat_python_cells:
         return _match_small_2_1(walker, specs, groups_left, groups_right, left, right, values)
     sizes_left, sizes_right = [len(g) for g in groups_left], [len(g) for g in groups_right]
-    if sum(sizes_left) * sum(sizes_right) > tuning.TUNING.lexi_small_units:
-        flows = slack.assign(walker, specs, sizes_left, sizes_right, left, right, values)
+    keyed = None  # the columns' key ids, numbered once for the slack path and the join
+    if sum(sizes_left) * sum(sizes_right) > tuning.TUNING.lexi_small_units and \
+            tuning.TUNING.slack_wide:
+        keyed = slack.key_ids(walker, specs, left, right, values)
+        flows = None if keyed is None else slack.assign(keyed, sizes_left, sizes_right)
         if flows is not None:  # wide keys left out, proved slack
             return lexi.expand(groups_left, groups_right, flows)
-    found = flat_graph(walker, specs, left, right, values, len(specs) + 1)
+    found = flat_graph(walker, specs, left, right, values, len(specs) + 1, keyed)
     if found is None:
         return []
     (indptr, indices, data), masks_left, masks_right = found
@@ -918,15 +942,23 @@ def _listed(values: np.ndarray | list[int]) -> list[int]:
 
 def flat_graph(walker: Any, specs: list[tuple], left: list[list], right: list[list],
                values: list[list], ceiling: int | None,
+               keyed: tuple[np.ndarray, ...] | None = None,
                ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray] | None:
     """The weights of :func:`match_flat` in CSR layout with dummy slots (``correct *
     ceiling + both``; ``ceiling`` None: 2.0's), and each item's bit mask of non-empty
     fields; None when no pair shares a key.
 
-    Keys are numbered; result items are listed by key; each label key is joined to the
-    result items holding it, label rows a slice at a time, and (row, column) codes are
-    counted with ``np.unique`` (sorted), so weights arrive in canonical CSR order."""
+    Keys are numbered (or given: ``keyed``, ``slack.key_ids``' answer for these columns,
+    which numbers them alike); result items are listed by key; each label key is joined
+    to the result items holding it, label rows a slice at a time, and (row, column) codes
+    are counted with ``np.unique`` (sorted), so weights arrive in canonical CSR order."""
     rows, cols = len(left[0]), len(right[0])
+    if keyed is not None:
+        ids_left, ids_right, masks_left, masks_right = keyed
+        label_rows, label_ids = joins.entries(ids_left, rows + 1)
+        result_rows, result_ids = joins.entries(ids_right, rows + 1)
+        return _joined(rows, cols, label_rows, label_ids, result_rows, result_ids,
+                       masks_left, masks_right, ceiling, len(specs), len(specs) * (rows + 1))
     size = 0  # key ids: a field's reads, numbered field after field
     label_rows, label_ids, result_rows, result_ids = [], [], [], []
     masks_left, masks_right = np.zeros(rows, np.uint64), np.zeros(cols, np.uint64)
@@ -981,17 +1013,26 @@ def flat_graph(walker: Any, specs: list[tuple], left: list[list], right: list[li
         result_rows.append(np.array([c for _, c in near_pairs], np.int64))
         result_ids.append(ids)
         size += len(near_pairs)
-    label_rows, label_ids = np.concatenate(label_rows), np.concatenate(label_ids)
+    return _joined(rows, cols, np.concatenate(label_rows), np.concatenate(label_ids),
+                   np.concatenate(result_rows), np.concatenate(result_ids), masks_left,
+                   masks_right, ceiling, len(specs), size)
+
+
+def _joined(rows: int, cols: int, label_rows: np.ndarray, label_ids: np.ndarray,
+            result_rows: np.ndarray, result_ids: np.ndarray, masks_left: np.ndarray,
+            masks_right: np.ndarray, ceiling: int | None, fields: int, size: int,
+            ) -> tuple[list[np.ndarray], np.ndarray, np.ndarray] | None:
+    """:func:`flat_graph`'s answer from its key entries (label entries in any order:
+    sorted here by row, keeping each row's entries in their order)."""
     order = np.argsort(label_rows, kind="stable")
     label_rows, label_ids = label_rows[order], label_ids[order]
-    result_rows, result_ids = np.concatenate(result_rows), np.concatenate(result_ids)
     if not len(result_rows):
         return None
     if ceiling is None:
         most = int(np.bitwise_count(masks_left).max(initial=0))
         ceiling = most * min(rows, cols) + 1
     graph = joins.join_counts(rows, cols, label_rows, label_ids, result_rows, result_ids,
-                        masks_left, masks_right, ceiling, len(specs), size)
+                              masks_left, masks_right, ceiling, fields, size)
     if len(graph[1]) == rows:  # dummy slots only
         return None
     return graph, masks_left, masks_right

@@ -53,6 +53,22 @@ def result_ids(column: list[tuple], numbers: dict[tuple, int], only: str | None,
     return ids
 
 
+def entries(ids: np.ndarray, stride: int, keep: list[np.ndarray] | None = None,
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """(items, key ids) of every stated key of a field x item array of key ids (below 0:
+    none), field after field, items ascending within a field, each field's ids offset
+    by ``field * stride`` (``stride`` above every id) so that fields never share one;
+    with ``keep`` (per field, a bool per key id), only the keys it keeps."""
+    items, keys = [], []
+    for b, row in enumerate(ids):
+        found = np.flatnonzero(row >= 0)
+        if keep is not None:
+            found = found[keep[b][row[found]]]
+        items.append(found)
+        keys.append(row[found] + b * stride)
+    return np.concatenate(items), np.concatenate(keys)
+
+
 def join_counts(rows: int, cols: int, label_rows: np.ndarray, label_ids: np.ndarray,
                 result_rows: np.ndarray, result_ids: np.ndarray, masks_left: np.ndarray,
                 masks_right: np.ndarray, ceiling: int, fields: int, size: int,

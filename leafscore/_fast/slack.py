@@ -51,18 +51,15 @@ ROUNDS = 8
 BUDGET_MIN = 1 << 12
 
 
-def assign(walker: Any, specs: list[tuple], row_sizes: list[int], col_sizes: list[int],
-           left: list[list], right: list[list], values: list[list]) -> lexi.Flows | None:
+def assign(keyed: tuple[np.ndarray, ...], row_sizes: list[int], col_sizes: list[int],
+           ) -> lexi.Flows | None:
     """``lexi.assign``'s flows for the groups of a flat 2.1 array (``row_sizes``,
-    ``col_sizes`` items; ``left``, ``right``, ``values`` one item per group, columns as
-    for ``flat.match_flat_2_1``), made without the pairs of wide keys (module text);
-    None when that path does not apply or gives way to the full join."""
+    ``col_sizes`` items), made without the pairs of wide keys (module text), from the
+    key ids of one item per group (``keyed``: :func:`key_ids`' answer for the columns
+    of ``flat.match_flat_2_1``); None when that path gives way to the full join."""
     if not tuning.TUNING.slack_wide:
         return None
-    found = key_ids(walker, specs, left, right, values)
-    if found is None:
-        return None
-    ids_left, ids_right, masks_left, masks_right = found
+    ids_left, ids_right, masks_left, masks_right = keyed
     fields, rows = ids_left.shape
     cols = ids_right.shape[1]
     wide = []  # per field: which of its key ids (below rows + 1) are wide
@@ -193,20 +190,13 @@ def narrow_pairs(ids_left: np.ndarray, ids_right: np.ndarray, wide: list[np.ndar
     weighed as :func:`pair_weights`."""
     fields, rows = ids_left.shape
     cols = ids_right.shape[1]
-    label_rows, label_ids, result_rows, result_ids = [], [], [], []
-    for b in range(fields):
-        for ids, at, keys in ((ids_left[b], label_rows, label_ids),
-                              (ids_right[b], result_rows, result_ids)):
-            found = np.flatnonzero(ids >= 0)
-            found = found[~wide[b][ids[found]]]
-            at.append(found)
-            keys.append(ids[found] + b * (rows + 1))
-    label_rows, label_ids = np.concatenate(label_rows), np.concatenate(label_ids)
+    narrow = [~w for w in wide]
+    label_rows, label_ids = joins.entries(ids_left, rows + 1, narrow)
     order = np.argsort(label_rows, kind="stable")
     indptr, indices, data = joins.join_counts(
-        rows, cols, label_rows[order], label_ids[order], np.concatenate(result_rows),
-        np.concatenate(result_ids), masks_left, masks_right, fields + 1, fields,
-        fields * (rows + 1))
+        rows, cols, label_rows[order], label_ids[order],
+        *joins.entries(ids_right, rows + 1, narrow), masks_left, masks_right, fields + 1,
+        fields, fields * (rows + 1))
     real = np.ones(len(indices), bool)
     real[indptr[1:] - 1] = False
     row = np.repeat(np.arange(rows, dtype=np.int64), np.diff(indptr) - 1)
