@@ -456,6 +456,12 @@ def _evaluate(bench: Benchmark, settings: ScoringSettings, record: scorer.Scorin
     return evaluation
 
 
+def _say(line: str) -> None:
+    """One status line to stdout, as :func:`_emit` writes data (a failed write names
+    standard output)."""
+    _emit(f"{line}\n")
+
+
 def _emit(text: str) -> None:
     """Data to stdout, as rendered (a JSON rendering holds the command's warnings). A
     write that fails (a full disk, a closed pipe) names standard output in its error."""
@@ -580,15 +586,15 @@ def validate(source: Source, fmt: str, version: str | None, engine: str | None,
     else:
         shared = collections.Counter(f for d, f in uses.items() if f != f"schemas/{d}.json")
         for file, count in sorted(shared.items()):  # a shared schema: how many use it
-            click.echo(visible(f"schema: {file} is the schema of {count} document(s) "
-                               "without their own"))
+            _say(visible(f"schema: {file} is the schema of {count} document(s) "
+                         "without their own"))
         for problem in errors:
-            click.echo(visible(str(problem)))
+            _say(visible(str(problem)))
         for problem in warnings:
             _warn(str(problem).removeprefix("warning: "),
                   kind=warnings_out.abstract(problem.message), place=problem.file)
         _printer().finish()  # the count lines before the tally
-        click.echo(f"{len(errors)} error(s), {len(warnings)} warning(s)")
+        _say(f"{len(errors)} error(s), {len(warnings)} warning(s)")
     if errors:
         raise click.exceptions.Exit(EXIT_FAILED)
 
@@ -813,7 +819,7 @@ def report(source: Source, out_dir: Path | None, force: bool, verdicts_path: Pat
     except OSError as exc:
         _fail(f"{target}: cannot write ({exc.strerror or exc}); pass --out DIR")
     for path in paths:
-        click.echo(str(path))
+        _say(str(path))
 
 
 def _check_output(source: Source, path: Path, *, readme: Path | None = None) -> None:
@@ -886,7 +892,7 @@ def explore(source: Source, out: Path, resamples: int, seed: int,
     evaluation = _open(source, settings, keep_verdicts=True)  # the drill-down shows them
     _cost_warnings(evaluation)
     try:
-        click.echo(str(_write_page(evaluation, out, resamples, seed)))
+        _say(str(_write_page(evaluation, out, resamples, seed)))
     except OSError as exc:
         _fail(f"{out}: cannot write ({exc.strerror or exc})")
 
@@ -974,13 +980,13 @@ def verify(source: Source, summary_path: Path | None, verdicts_path: Path | None
                 drifted.append((str(html_path), report_mod.bytes_drift(old, page)))
     failed = [(name, reasons) for name, reasons in drifted if reasons]
     for name, reasons in failed:
-        click.echo(visible(f"verify: DRIFT: {name} does not reproduce"))
+        _say(visible(f"verify: DRIFT: {name} does not reproduce"))
         for reason in reasons:
-            click.echo(visible(f"  - {reason}"))
+            _say(visible(f"  - {reason}"))
     if failed:
         raise click.exceptions.Exit(EXIT_FAILED)
     checked = ", ".join(name for name, _ in drifted)
-    click.echo(visible(f"verify: OK: every file reproduces: {checked} ({fresh['signature']})"))
+    _say(visible(f"verify: OK: every file reproduces: {checked} ({fresh['signature']})"))
 
 
 @main.command(epilog=_example("leafscore fields --system beacon",
@@ -1179,17 +1185,17 @@ def gate_command(source: Source, system: str, min_score: float | None,
         if check.failed:
             failures.append(f"FAIL {system}: baseline: {check.message}")
     for line in failures:
-        click.echo(visible(line))
+        _say(visible(line))
     if failures:
-        click.echo(f"gate: {len(failures)} failure(s); {result.signature}")
+        _say(f"gate: {len(failures)} failure(s); {result.signature}")
         raise click.exceptions.Exit(EXIT_FAILED)
     value = result.score
     shown = "" if min_score is None or value is None else (
         f" (score {gate_mod.percent_against(value, min_score)} >= "
         f"{gate_mod.percent_threshold(min_score)})")
     if check is not None:
-        click.echo(visible(f"baseline: {check.message}"))
-    click.echo(visible(f"gate: {system} passes{shown}; {result.signature}"))
+        _say(visible(f"baseline: {check.message}"))
+    _say(visible(f"gate: {system} passes{shown}; {result.signature}"))
 
 
 @main.command("power", epilog=_example(
@@ -1313,7 +1319,7 @@ def plot_command(source: Source, out: Path, kind: str, systems: tuple[str, ...],
         files.atomic_write_bytes(target, data)
     except OSError as exc:
         _fail(f"{out}: cannot write ({exc.strerror or exc})")
-    click.echo(str(target))
+    _say(str(target))
 
 
 if __name__ == "__main__":  # pragma: no cover

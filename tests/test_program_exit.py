@@ -79,12 +79,14 @@ def test_a_message_for_a_code_is_printed_as_python_prints_it(tmp_path):
 
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
-def test_output_that_cannot_be_written_is_an_error_naming_standard_output(tmp_path):
+@pytest.mark.parametrize("command", [["score", "--no-cache", "--format", "json"],
+                                     ["validate"]])  # data; a status line
+def test_output_that_cannot_be_written_is_an_error_naming_standard_output(tmp_path, command):
     root = make_benchmark(tmp_path / "bench", {"d1": {"name": "n", "total": 1}},
                           {"a": {"d1": {"name": "n", "total": 1}}})
     with open("/dev/full", "w") as full:
-        done = subprocess.run([sys.executable, "-m", "leafscore", "score", str(root),
-                               "--no-cache", "--format", "json", "--quiet"], stdout=full,
+        done = subprocess.run([sys.executable, "-m", "leafscore", command[0], str(root),
+                               *command[1:], "--quiet"], stdout=full,
                               stderr=subprocess.PIPE, text=True, cwd=REPO, timeout=120)
     assert done.returncode == 2
     assert done.stderr == "leafscore: error: standard output: No space left on device\n"
