@@ -28,11 +28,13 @@ from leafscore._fast import lazy
 from leafscore._fast.walker import FastWalker
 
 VERSIONS = ("2.0", "2.1")
-#: the lazy path on and off, with flat items (rows) by columns or walked
+#: the lazy path on and off, with flat items (rows) by columns (the arrays of one node
+#: together or one by one) or walked
 FORCED: tuple[dict, ...] = ({}, {"lazy_nested": False}, {"flat": False},
                             {"flat": False, "lazy_nested": False}, {"lazy_leaves_min": 0},
                             {"flat": False, "lazy_leaves_min": 0},
-                            {"lazy_leaves_min": 0, "lazy_python_keys": 0})
+                            {"lazy_leaves_min": 0, "lazy_python_keys": 0},
+                            {"lazy_leaves_min": 0, "flat_together": False})
 
 ROW = {"type": "object", "properties": {
     "code": {"type": "string"}, "n": {"type": "number"},

@@ -631,6 +631,52 @@ def test_a_flat_number_column_reads_each_value_as_the_definition_does(values, ve
         [(tag, str(key), part) for tag, key, part in expected]
 
 
+_ITEM_VALUES = st.sampled_from([None, "", " ", "Acme", "ACME", "1", 1, 1.5, 2.50, True,
+                                "2024-03-05", {"k": 1}, [1], []])
+_FLAT_ITEMS = st.one_of(
+    st.fixed_dictionaries({}, optional={"a": _ITEM_VALUES, "b": _ITEM_VALUES,
+                                        "c": _ITEM_VALUES, "x": _ITEM_VALUES}),
+    st.sampled_from([None, "row", 3, [], {}]))  # not objects, or objects stating nothing
+
+
+@settings(max_examples=300, deadline=None)
+@given(raws=st.lists(st.lists(_FLAT_ITEMS, max_size=6), min_size=1, max_size=6),
+       version=st.sampled_from(["2.0", "2.1"]))
+def test_flat_arrays_read_together_give_each_arrays_own_columns(raws, version):
+    # flat.read_columns_many reads the arrays of one node end to end, then cuts the
+    # answer back: each array's kept items, values, signatures and reads as if alone
+    from leafscore._fast import flat
+    table, rule = ((scorer.COMPARATORS, scorer.pair_2_0) if version == "2.0"
+                   else (scorer.COMPARATORS_2_1, scorer.pair_2_1))
+    node = scorer.compile_schema({"type": "array", "items": {"type": "object", "properties": {
+        "a": {"type": "string"}, "b": {"type": "number"},
+        "c": {"type": "string", "format": "date"}}}}, v21=version == "2.1")
+    together = flat.read_columns_many(FastWalker(table, rule), node.items, raws)
+    alone = [flat.read_columns(FastWalker(table, rule), node.items, raw) for raw in raws]
+    assert together == alone
+
+
+def test_the_flat_arrays_of_one_node_are_read_together_once_one_is_asked(monkeypatch):
+    from leafscore._fast import flat
+    schema = {"type": "object", "properties": {"groups": {"type": "array", "items": {
+        "type": "object", "properties": {"rows": {"type": "array", "items": {
+            "type": "object", "properties": {"a": {"type": "string"}}}}}}}}}
+    label = {"groups": [{"rows": [{"a": f"g{g}r{r}"} for r in range(3)]} for g in range(4)]}
+    result = copy.deepcopy(label)
+    result["groups"].reverse()
+    calls: list[int] = []
+    real = flat.read_columns_many
+    monkeypatch.setattr(flat, "read_columns_many", lambda walker, item, raws: (
+        calls.append(len(raws)), real(walker, item, raws))[1])
+    together = _fast.score(result, schema, label, version="2.1")
+    assert calls == [4, 4]  # the label's four row arrays at once, then the result's
+    with _fast.tuned(flat_together=False):
+        alone = _fast.score(result, schema, label, version="2.1")
+    assert calls == [4, 4]
+    assert (together.value, together.verdicts) == (alone.value, alone.verdicts)
+    assert together.value == 1.0
+
+
 def test_a_memo_keeps_values_of_equal_value_but_another_type_apart():
     walker = FastWalker(scorer.COMPARATORS, scorer.pair_2_0)
     leaf = scorer.Leaf("mix", scorer.Options())

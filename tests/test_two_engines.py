@@ -42,7 +42,7 @@ from leafscore._fast.walker import FastWalker
 VERSIONS = ("1.0", "2.0", "2.1")
 #: Each speed choice forced one way or the other ({}: as the engine chooses).
 FORCED: tuple[dict, ...] = (
-    {}, {"flat": False}, {"flat_fields_max": 1}, {"same_at_once": 0},
+    {}, {"flat": False}, {"flat_together": False}, {"flat_fields_max": 1}, {"same_at_once": 0},
     {"same_at_once": 10**9}, {"join_slice": 1}, {"memo_text": 0}, {"v1_walk": "dense"},
     {"v1_walk": "sparse"}, {"compiled_text_max": 0}, {"lexi_small_units": 0},
     {"lazy_nested": False}, {"flat": False, "lazy_nested": False},

@@ -18,6 +18,9 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Tuning:
     """``flat``: read and pair unordered arrays of flat objects by columns;
+    ``flat_together``: read such arrays of one node read since (the groups of an array
+    of objects) together, their items end to end (``flat.read_columns_many``), rather
+    than one array at a time;
     ``flat_fields_max``: most fields of such an item (present fields are counted in a
     64-bit mask, so at most 62); ``same_at_once``: identical pairs from which their rows
     are checked all at once rather than one by one; ``join_slice``: (row, column) join
@@ -74,6 +77,7 @@ class Tuning:
     must stay within it."""
 
     flat: bool = True
+    flat_together: bool = True
     flat_fields_max: int = 62
     same_at_once: int = 16
     join_slice: int = 1 << 21

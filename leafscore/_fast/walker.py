@@ -78,6 +78,9 @@ class FastWalker(scorer.Walker):
         self.signed: dict[int, tuple] = {}  # id of a leaf's read -> (read, signature)
         self.named: dict[int, tuple] = {}  # id of an object node -> (node, its members)
         self.paths: dict[tuple, tuple] = {}  # (object node id, path) -> (node, members)
+        # array node id -> its flat arrays read since their columns were last asked:
+        # read by columns together when one is asked (flat.FlatItems.columns)
+        self.unread: dict[int, list] = {}
 
     # -- reading, each distinct value once -------------------------------------------
 
@@ -138,7 +141,9 @@ class FastWalker(scorer.Walker):
                 usable(node, self, depth) == "flat" and not (
                     label and self.readings and _holds_readings(value)):
             tag = None if scorer.is_empty(value) else "[]"
-            return scorer.Read(value, tag, flat.FlatItems(self, node, value))
+            items = flat.FlatItems(self, node, value)
+            self.unread.setdefault(id(node), []).append(items)
+            return scorer.Read(value, tag, items)
         return super().read(node, value, depth, label)
 
     def signature(self, node: Any, read: scorer.Read) -> str | None:
