@@ -54,6 +54,7 @@ FORCED: tuple[dict, ...] = (
     {"slack_wide": 0, "lexi_small_units": 0}, {"memo_pairs": 0}, {"memo_pairs": 1},
     {"memo_reads": 0}, {"memo_reads": 1},
     {"slack_wide": 0.01, "lexi_small_units": 0, "flat_python_cells": 0},
+    {"slack_wide": 0.01, "lexi_small_units": 0, "flat_python_cells": 0, "slack_reuse": False},
     *({choice: value, "lexi_small_units": 0} for choice, value in (
         ("lexi_units_max", 0), ("lexi_greedy", False), ("lexi_subset_min", 0),
         ("lexi_forced", False), ("lexi_forced_fields_max", 2), ("lexi_dominant", False))))

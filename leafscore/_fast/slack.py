@@ -13,7 +13,9 @@ counted too); a pair sharing wide keys only is left out. Then, round after round
 2. A left-out pair shares at most ``s`` keys (``s``: the fields holding a wide key), so
    it weighs at most ``W`` (:func:`_ceiling`). Every pair of each wide key whose duals
    do not exceed ``W`` is weighed exactly and joins the graph (sorted prefixes, in
-   numpy); none: done.
+   numpy); none: done. When the round's highest optimal duals cover every pair it
+   adds, they and its flow stay optimal (and those duals the highest) for the larger
+   graph: the next round spreads them without solving again (``Tuning.slack_reuse``).
 
 When the duals exceed the weight of every pair left out, they are feasible for the
 whole graph and complementary-slack with the assignment, which is therefore best for the
@@ -96,8 +98,9 @@ def assign(keyed: tuple[np.ndarray, ...], row_sizes: list[int], col_sizes: list[
         rest = alive_rows[row] & alive_cols[col]
         row, col, weights = row[rest], col[rest], weights[rest]
     most = 2 * int(_ceiling(np.int64(sum(bool(w.any()) for w in wide)), fields, base))
+    known = None  # a best flow of the graph and its highest optimal duals, if known
     for _ in range(ROUNDS):
-        u, v, settle = _solved(p, q, row, col, weights, alive_rows, alive_cols)
+        u, v, settle, best = _solved(p, q, row, col, weights, alive_rows, alive_cols, known)
         new = unproved_pairs(ids_left, ids_right, wide, alive_rows, alive_cols, u, v, most,
                              row * cols + col, max(left_out // 4, BUDGET_MIN))
         if new is None:
@@ -106,39 +109,55 @@ def assign(keyed: tuple[np.ndarray, ...], row_sizes: list[int], col_sizes: list[
             found.update(settle())
             return found
         new_row, new_col = np.divmod(new, cols)
+        added = pair_weights(ids_left, ids_right, masks_left, masks_right, new_row, new_col,
+                             base)
         codes = np.concatenate((row * cols + col, new))
         order = np.argsort(codes, kind="stable")
         row = np.concatenate((row, new_row))[order]
         col = np.concatenate((col, new_col))[order]
-        weights = np.concatenate((weights, pair_weights(
-            ids_left, ids_right, masks_left, masks_right, new_row, new_col, base)))[order]
+        weights = np.concatenate((weights, added))[order]
+        # duals that cover every pair added stay feasible, hence optimal with the same
+        # flow (the pairs added carry none), and the highest (a point of the larger set
+        # it still holds): solved again only when some pair added is not covered
+        flow, u_best, v_best = best
+        known = (np.concatenate((flow, np.zeros(len(new), np.int64)))[order], u_best,
+                 v_best) if tuning.TUNING.slack_reuse and bool(
+                     (u_best[new_row] + v_best[new_col] >= added).all()) else None
     return None
 
 
 def _solved(p: np.ndarray, q: np.ndarray, row: np.ndarray, col: np.ndarray,
             weights: np.ndarray, alive_rows: np.ndarray, alive_cols: np.ndarray,
-            ) -> tuple[np.ndarray, np.ndarray, Callable[[], lexi.Flows]]:
+            known: tuple[np.ndarray, np.ndarray, np.ndarray] | None = None,
+            ) -> tuple[np.ndarray, np.ndarray, Callable[[], lexi.Flows], tuple]:
     """Twice the midpoint of the optimal duals of these edges between the groups still
-    alive (the rest taken out as dominant), per group (0 for groups not alive), and a
-    function giving ``lexi._settle``'s flows from the best flow found: solved on the
-    alive groups numbered anew, in order (the same canonical ranks)."""
+    alive (the rest taken out as dominant), per group (0 for groups not alive); a
+    function giving ``lexi._settle``'s flows from the best flow found; and (that flow
+    per edge, the highest optimal duals per group, 0 for groups not alive): solved on
+    the alive groups numbered anew, in order (the same canonical ranks), unless
+    ``known`` gives such a flow and duals of these edges."""
     keep_rows, keep_cols = np.flatnonzero(alive_rows), np.flatnonzero(alive_cols)
     at_row = np.cumsum(alive_rows) - 1  # an alive group's new number
     at_col = np.cumsum(alive_cols) - 1
     p, q, row, col = p[keep_rows], q[keep_cols], at_row[row], at_col[col]
     spread_u = np.zeros(len(alive_rows), np.int64)
     spread_v = np.zeros(len(alive_cols), np.int64)
+    best_u, best_v = spread_u.copy(), spread_v.copy()
     if not len(weights):
-        return spread_u, spread_v, dict
-    flow, u, v = lexi.best_flow(p, q, row, col, weights)
+        return spread_u, spread_v, dict, (np.zeros(0, np.int64), best_u, best_v)
+    if known is None:
+        flow, u, v = lexi.best_flow(p, q, row, col, weights)
+    else:
+        flow, u, v = known[0], known[1][keep_rows], known[2][keep_cols]
     spread_u[keep_rows], spread_v[keep_cols] = lexi.spread_duals(p, q, row, col, weights,
                                                                  flow, u, v)
+    best_u[keep_rows], best_v[keep_cols] = u, v
 
     def settle() -> lexi.Flows:
         flows = lexi._settle(p, q, row, col, weights, flow, u, v)
         return {(int(keep_rows[g]), int(keep_cols[h])): many for (g, h), many in flows.items()}
 
-    return spread_u, spread_v, settle
+    return spread_u, spread_v, settle, (flow, best_u, best_v)
 
 
 def key_ids(walker: Any, specs: list[tuple], left: list[list], right: list[list],

@@ -60,7 +60,9 @@ class Tuning:
     ``slack_wide``: on a flat 2.1 array past ``lexi_small_units``, the pairs one key may
     join (label x result groups holding it), as a multiple of the groups of both sides,
     above which its pairs are left out of the graph and proved slack by duals
-    (:mod:`~leafscore._fast.slack`; 0: every key joined);
+    (:mod:`~leafscore._fast.slack`; 0: every key joined); ``slack_reuse``: on that
+    path, keep a round's best flow and duals for the next when they cover every pair it
+    adds, rather than solving again;
     ``memo_pairs``: array pairs whose counts and pairs a document's walk remembers
     (``FastWalker.remember``: an array inside items is walked to weigh a pair, again
     inside the walk of that pair, again for verdicts), each memo emptied when full
@@ -98,6 +100,7 @@ class Tuning:
     flat_python_cells: int = 20_000
     lexi_small_forced: bool = True
     slack_wide: float = 8.0
+    slack_reuse: bool = True
     memo_pairs: int = 1 << 16
     memo_reads: int = 1 << 16
     fuzzy_budget: int = 50_000_000
