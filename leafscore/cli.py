@@ -892,9 +892,10 @@ def explore(source: Source, out: Path, resamples: int, seed: int,
     evaluation = _open(source, settings, keep_verdicts=True)  # the drill-down shows them
     _cost_warnings(evaluation)
     try:
-        _say(str(_write_page(evaluation, out, resamples, seed)))
+        page = _write_page(evaluation, out, resamples, seed)
     except OSError as exc:
         _fail(f"{out}: cannot write ({exc.strerror or exc})")
+    _say(str(page))  # a failed write to stdout names standard output, not the page
 
 
 @main.command(epilog=_example("leafscore report --out /tmp/leafscore-report && "

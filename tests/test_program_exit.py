@@ -80,10 +80,12 @@ def test_a_message_for_a_code_is_printed_as_python_prints_it(tmp_path):
 
 @pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
 @pytest.mark.parametrize("command", [["score", "--no-cache", "--format", "json"],
-                                     ["validate"]])  # data; a status line
+                                     ["validate"], ["explore", "--out", "{page}"]])
 def test_output_that_cannot_be_written_is_an_error_naming_standard_output(tmp_path, command):
+    # data; a status line; the path of a page written (the page itself could be)
     root = make_benchmark(tmp_path / "bench", {"d1": {"name": "n", "total": 1}},
                           {"a": {"d1": {"name": "n", "total": 1}}})
+    command = [part.format(page=tmp_path / "page.html") for part in command]
     with open("/dev/full", "w") as full:
         done = subprocess.run([sys.executable, "-m", "leafscore", command[0], str(root),
                                *command[1:], "--quiet"], stdout=full,
