@@ -13,6 +13,17 @@ the whole ``leafscore score DOCUBENCH --no-cache`` against DocuBench's own ``sco
    and compiling schemas are part of the pass. ``json.load`` of the same files (schemas,
    labels, results) is timed in the same process (median of 5) as the floor; a second
    pass over the same pairs is printed beside the first, labelled as such (memos warm).
+   Beside them, labelled, and not the target's figure:
+
+   * the product's own path: fresh processes of their own run the same first pass with
+     each document prepared once for its systems (``record.document``, then
+     ``score_outcome(..., document)``), as ``leafscore score`` (``runner.Prepared``) and
+     ``python scorer.py`` run;
+   * a positional walk of the same files in the same processes (:func:`positional_pass`,
+     median of 5): ``json.load`` of every file, then each label leaf compared with the
+     result's leaf at the same place, strings collapsed and casefolded; no schema, no
+     pairing, no verdict kept. It is what any pure-Python scorer pays at least, so it
+     shows how much of a pair's time the target leaves for the metric's own work.
 2. Whole processes (issue 26: at least 2x faster than ``score_all.py``): ``leafscore
    score DOCUBENCH --no-cache`` (``--version``, default the latest; by default on two or
    more processors with a forked helper, and ``--workers 1``, one process, printed beside
@@ -33,6 +44,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import re
 import shutil
 import statistics
 import subprocess
@@ -62,8 +74,50 @@ def load_all(paths: list[Path]) -> None:
             json.load(handle)
 
 
-def child(root: Path, version: str) -> dict[str, Any]:
-    """One fresh process: warm-up, then the first and a second pass, and json.load."""
+_SPACES = re.compile(r"\s+")
+
+
+def _same_place(label: Any, result: Any) -> int:
+    """Label leaves equal to the result's leaf at the same place (strings collapsed and
+    casefolded; array items by position)."""
+    if isinstance(label, dict):
+        other = result if isinstance(result, dict) else {}
+        return sum(_same_place(value, other.get(name)) for name, value in label.items())
+    if isinstance(label, list):
+        other = result if isinstance(result, list) else []
+        return sum(_same_place(value, other[k] if k < len(other) else None)
+                   for k, value in enumerate(label))
+    if isinstance(label, str):
+        return isinstance(result, str) and \
+            _SPACES.sub(" ", label).strip().casefold() == \
+            _SPACES.sub(" ", result).strip().casefold()
+    return label == result
+
+
+def positional_pass(root: Path, docs: list[str], systems: list[str]) -> tuple[int, int]:
+    """(pairs, equal leaves) of a positional walk over every (document, system) pair:
+    each document's schema and label loaded once, each result loaded and walked against
+    the label by place (:func:`_same_place`). A floor for a pure-Python scorer, not a
+    metric: it reads the schema but does not use it, and pairs no array item."""
+    pairs = equal = 0
+    for doc in docs:
+        with open(root / "schemas" / f"{doc}.json", encoding="utf-8") as handle:
+            json.load(handle)
+        with open(root / "labels" / f"{doc}.json", encoding="utf-8") as handle:
+            label = json.load(handle)
+        for system in systems:
+            path = root / "results" / system / f"{doc}.json"
+            if not path.exists():
+                continue
+            with open(path, encoding="utf-8") as handle:
+                equal += _same_place(label, json.load(handle))
+            pairs += 1
+    return pairs, equal
+
+
+def child(root: Path, version: str, prepared: bool = False) -> dict[str, Any]:
+    """One fresh process: warm-up, then the first and a second pass, json.load and the
+    positional walk; with ``prepared``, each document prepared once for its systems."""
     sys.path.insert(0, str(REPO))
     sys.path.insert(0, str(HERE))
     import bench_arrays
@@ -99,11 +153,13 @@ def child(root: Path, version: str) -> dict[str, Any]:
             schema_file = root / "schemas" / f"{doc}.json"
             schema = scorer.read_json_file(schema_file).value
             label = scorer.read_json_file(root / "labels" / f"{doc}.json").value
+            document = record.document(schema, label, options, str(schema_file)) \
+                if prepared else None
             for system in systems:
                 outcome = scorer.read_outcome(root / "results" / system / f"{doc}.json",
                                               schema, record)
                 score = record.score_outcome(outcome, schema, label, options,
-                                             str(schema_file))
+                                             str(schema_file), document)
                 pairs += 1
                 total += 0.0 if score is None else score.value
         return pairs, total
@@ -116,29 +172,53 @@ def child(root: Path, version: str) -> dict[str, Any]:
     again, total_again = one_pass()
     second = time.perf_counter() - start
     assert (again, total_again) == (pairs, total)
+    walked = []
+    for _ in range(5):
+        start = time.perf_counter()
+        walked_pairs, _ = positional_pass(root, docs, systems)
+        walked.append(time.perf_counter() - start)
+    assert walked_pairs == pairs
     return {"pairs": pairs, "first": first, "second": second,
-            "json": statistics.median(baseline), "total": total}
+            "json": statistics.median(baseline), "total": total,
+            "positional": statistics.median(walked)}
+
+
+def _child_run(root: Path, version: str, prepared: bool) -> dict[str, Any]:
+    command = [sys.executable, __file__, "--child", "--docubench", str(root), "--version",
+               version] + (["--prepared"] if prepared else [])
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise SystemExit(f"child exited {done.returncode}: {tail}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def in_process(root: Path, version: str, runs: int) -> None:
-    seen = []
-    for _ in range(runs):
-        done = subprocess.run([sys.executable, __file__, "--child", "--docubench", str(root),
-                               "--version", version], capture_output=True, text=True)
-        if done.returncode != 0:
-            tail = (done.stderr.strip().splitlines() or ["no output"])[-1]
-            raise SystemExit(f"child exited {done.returncode}: {tail}")
-        seen.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    seen, kept = [], []
+    for _ in range(runs):  # alternately: the target's pass, then the product's own path
+        seen.append(_child_run(root, version, False))
+        kept.append(_child_run(root, version, True))
     pairs = seen[0]["pairs"]
     rate = statistics.median(m["pairs"] / m["first"] for m in seen)
     second = statistics.median(m["pairs"] / m["second"] for m in seen)
     over_json = statistics.median(m["first"] / m["json"] for m in seen)
+    rate_kept = statistics.median(m["pairs"] / m["first"] for m in kept)
+    over_json_kept = statistics.median(m["first"] / m["json"] for m in kept)
+    walked = statistics.median(m["pairs"] / m["positional"] for m in seen + kept)
+    over_json_walked = statistics.median(m["positional"] / m["json"] for m in seen + kept)
     print(f"in process, version {version}, fast engine: {pairs} pairs, medians of {runs} "
           "fresh processes (reading files and compiling schemas part of the pass)")
     print(f"  first pass:  {rate:,.0f} pairs/s ({pairs / rate:.3f} s), "
           f"{over_json:.1f}x json.load of the same files "
           f"({statistics.median(m['json'] for m in seen):.4f} s) in the same process")
     print(f"  second pass (the same pairs again, memos warm): {second:,.0f} pairs/s")
+    print(f"  beside it, first pass with each document prepared once for its systems (as "
+          f"leafscore score and python scorer.py run; {runs} processes of its own): "
+          f"{rate_kept:,.0f} pairs/s, {over_json_kept:.1f}x json.load")
+    print(f"  beside it, a positional walk of the same files (json.load, leaves compared "
+          f"by place; no schema, pairing or verdicts; not a metric): {walked:,.0f} pairs/s, "
+          f"{over_json_walked:.1f}x json.load; the target is {PAIRS_TARGET / walked:.2f}x "
+          "its rate")
     print(f"  target: first pass >= {PAIRS_TARGET:,.0f} pairs/s "
           f"{'ok' if rate >= PAIRS_TARGET else 'MISSED'}")
 
@@ -192,10 +272,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cli", action=argparse.BooleanOptionalAction, default=True,
                         help="also time the whole commands (default: on)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--prepared", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     root = args.docubench.resolve()
     if args.child:
-        print(json.dumps(child(root, args.version)))
+        print(json.dumps(child(root, args.version, args.prepared)))
         return 0
     in_process(root, args.version, max(1, args.runs))
     if args.cli:
