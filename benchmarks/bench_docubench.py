@@ -68,10 +68,15 @@ def corpus(root: Path) -> tuple[list[str], list[str]]:
     return docs, systems
 
 
+def loaded(path: Path) -> Any:
+    """The JSON value of the file at ``path`` (``json.load``, UTF-8)."""
+    with open(path, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
 def load_all(paths: list[Path]) -> None:
     for path in paths:
-        with open(path, encoding="utf-8") as handle:
-            json.load(handle)
+        loaded(path)
 
 
 _SPACES = re.compile(r"\s+")
@@ -97,20 +102,16 @@ def _same_place(label: Any, result: Any) -> int:
 def positional_pass(root: Path, docs: list[str], systems: list[str]) -> tuple[int, int]:
     """(pairs, equal leaves) of a positional walk over every (document, system) pair:
     each document's schema and label loaded once, each result loaded and walked against
-    the label by place (:func:`_same_place`). A floor for a pure-Python scorer, not a
-    metric: it reads the schema but does not use it, and pairs no array item."""
+    the label by place (:func:`_same_place`); a missing result walked as nothing, so
+    the pairs are the scored pass's. A floor for a pure-Python scorer, not a metric: it
+    reads the schema but does not use it, and pairs no array item."""
     pairs = equal = 0
     for doc in docs:
-        with open(root / "schemas" / f"{doc}.json", encoding="utf-8") as handle:
-            json.load(handle)
-        with open(root / "labels" / f"{doc}.json", encoding="utf-8") as handle:
-            label = json.load(handle)
+        loaded(root / "schemas" / f"{doc}.json")
+        label = loaded(root / "labels" / f"{doc}.json")
         for system in systems:
             path = root / "results" / system / f"{doc}.json"
-            if not path.exists():
-                continue
-            with open(path, encoding="utf-8") as handle:
-                equal += _same_place(label, json.load(handle))
+            equal += _same_place(label, loaded(path) if path.exists() else None)
             pairs += 1
     return pairs, equal
 
@@ -131,8 +132,7 @@ def child(root: Path, version: str, prepared: bool = False) -> dict[str, Any]:
               if (path := root / "results" / system / f"{doc}.json").exists()]
     seen: set[str] = set()
     for path in files:
-        with open(path, encoding="utf-8") as handle:
-            seen |= bench_arrays.strings(json.load(handle))
+        seen |= bench_arrays.strings(loaded(path))
     warm = bench_arrays.warm_up_document("enum-date", bench_arrays.DEFAULT_SEED + 1)
     shared = bench_arrays.strings(warm[1:]) & seen
     if shared:
