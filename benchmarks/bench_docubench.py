@@ -261,7 +261,7 @@ def whole_runs(root: Path, version: str, runs: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     parser.add_argument("--docubench", type=Path, default=DEFAULT_DOCUBENCH)
     parser.add_argument("--version", default=DEFAULT_VERSION,
                         help=f"scoring version (default {DEFAULT_VERSION})")

@@ -133,7 +133,7 @@ def pairs_in(page: Path) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     parser.add_argument("--systems", type=int, nargs="+", default=[600])
     parser.add_argument("--documents", type=int, default=1)
     parser.add_argument("--runs", type=int, default=1, help="runs per size (median)")

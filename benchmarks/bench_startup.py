@@ -68,7 +68,7 @@ def timed(command: list[str], cwd: Path) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0].replace("\n", " "))
     parser.add_argument("--docubench", type=Path, default=DEFAULT_DOCUBENCH)
     parser.add_argument("--runs", type=int, default=7, help="runs per command (default 7)")
     args = parser.parse_args(argv)
