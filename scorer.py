@@ -1584,20 +1584,22 @@ class Document:
     root: Any
     label: Any
     label_read: Read
-    file: str = ""
+    file: str = ""  #: the schema's file, named in its errors
+    label_file: str = ""  #: the label's file, named in its errors (else ``file``)
 
     @classmethod
     def prepare(cls, version: str, walker: Walker, schema: Any, label: Any,
-                options: Options, file: str) -> Document:
+                options: Options, file: str, label_file: str = "") -> Document:
         root = compile_schema(schema, options=options, file=file, v21=version != "2.0")
-        return cls(version, walker, root, label, walker.read(root, label, label=True), file)
+        return cls(version, walker, root, label, walker.read(root, label, label=True), file,
+                   label_file)
 
     def score(self, result: Any) -> DocScore:
         """The score of ``result``, any JSON value; ScoringError only for a non-object label."""
         if isinstance(self.root, ObjectNode):
             if not isinstance(self.label, dict):
-                raise ScoringError(self.file, "", "the label must be a JSON object, not "
-                                   f"{type(self.label).__name__}")
+                raise ScoringError(self.label_file or self.file, "", "the label must be a "
+                                   f"JSON object, not {_kind(self.label)}")
             if not isinstance(result, dict):
                 return self.parse_failure(result)
         verdicts: list[Verdict] = []
@@ -1629,13 +1631,16 @@ class Document:
         return self.score({})
 
 
-def _document_2_0(schema: Any, label: Any, options: Options, file: str) -> Document:
-    return Document.prepare("2.0", Walker(COMPARATORS, pair_2_0), schema, label, options, file)
+def _document_2_0(schema: Any, label: Any, options: Options, file: str,
+                  label_file: str = "") -> Document:
+    return Document.prepare("2.0", Walker(COMPARATORS, pair_2_0), schema, label, options, file,
+                            label_file)
 
 
-def _document_2_1(schema: Any, label: Any, options: Options, file: str) -> Document:
+def _document_2_1(schema: Any, label: Any, options: Options, file: str,
+                  label_file: str = "") -> Document:
     return Document.prepare("2.1", Walker(COMPARATORS_2_1, pair_2_1, readings=True), schema,
-                            label, options, file)
+                            label, options, file, label_file)
 
 
 # ===== 8. Version 1.0: DocuBench 0.1.0, frozen (spec 1.0) =================================
@@ -1954,7 +1959,8 @@ def _mean_v1(values: Sequence[float]) -> float:
 class ScoringVersion:
     """One scoring version, whole: the only place where versions differ."""
     name: str
-    document: Callable[[Any, Any, Options, str], Any]
+    #: (schema, label, options, schema file[, label file]) -> the document prepared
+    document: Callable[..., Any]
     envelope: Callable[[Any, Any], Outcome]
     pairing: str
     mean: Callable[[Sequence[float]], float]  #: 2.x: statistics.mean, correctly rounded
@@ -1984,7 +1990,8 @@ class ScoringVersion:
 
 
 VERSIONS: dict[str, ScoringVersion] = {
-    "1.0": ScoringVersion("1.0", lambda s, lab, o, f: DocumentV1.prepare(s, lab, f), _envelope_v1,
+    "1.0": ScoringVersion("1.0", lambda s, lab, o, f, lf="": DocumentV1.prepare(s, lab, f),
+                          _envelope_v1,
                           "greedy", _mean_v1, DocScoreV1, False, "left out of the mean", False,
                           False),
     "2.0": ScoringVersion("2.0", _document_2_0, _envelope_v2, "optimal", statistics.mean,
@@ -2466,8 +2473,8 @@ def score_folder(root: Path, version: str, options: Options | None = None,
     read = [(read_json_file(schema).value, read_json_file(label).value) for schema, label in files]
     values: dict[str, dict[str, float | None]] = {system: {} for system in systems}
     notes: dict[tuple[str, str], str] = {}
-    for doc_id, (schema_file, _), (schema, label) in zip(ids, files, read, strict=True):
-        document = record.document(schema, label, options, str(schema_file))
+    for doc_id, (schema_file, label_file), (schema, label) in zip(ids, files, read, strict=True):
+        document = record.document(schema, label, options, str(schema_file), str(label_file))
         for system in systems:  # each system's result against the document read once
             path = root / "results" / system / f"{doc_id}.json"
             outcome = read_outcome(path, schema, record, root)

@@ -144,7 +144,12 @@ def render_matrix(run: Any, fmt: str, *, warnings: Sequence[str] | None = None) 
     notes = []
     used = {c.status for c in run.cells.values()}
     if "parse_failure" in used:
-        notes.append("†: parse failure (scored 0).")
+        # 1.0 scores a parse failure against a label with nothing to score as DocuBench
+        # does (not 0): the note says so only where a table shows one
+        zero = all(c.score is None or float(c.score.value) == 0.0
+                   for c in run.cells.values() if c.status == "parse_failure")
+        notes.append("†: parse failure (scored 0)." if zero else
+                     "†: parse failure (scored 0 unless its label holds nothing to score).")
     if "missing" in used:
         empty = run.record.missing_rule
         notes.append(f"‡: missing result ({empty}).")

@@ -50,7 +50,9 @@ def score_cell(doc: Document, raw: RawResult, record: scorer.ScoringVersion,
     document once for all its systems; the score is the same either way.
     """
     read = read_result(raw, record, doc.schema)
-    document = None if prepared is None else prepared.document(doc, record, options)
+    document = record.document(doc.schema, doc.label, options, doc.schema_file,
+                               doc.label_file) if prepared is None else \
+        prepared.document(doc, record, options)
     score = record.score_outcome(read.outcome, doc.schema, doc.label, options, doc.schema_file,
                                  document)
     return Cell(read.status, score, read.warnings)
@@ -82,7 +84,8 @@ class Prepared:
         found = self.kept.get(doc.id)
         if found is not None:
             return found[0]
-        document = record.document(doc.schema, doc.label, options, doc.schema_file)
+        document = record.document(doc.schema, doc.label, options, doc.schema_file,
+                                   doc.label_file)
         most = PREPARED_TEXT_MAX if self.most is None else self.most
         if most <= 0:
             return document

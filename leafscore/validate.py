@@ -89,19 +89,23 @@ def _from_input_error(exc: InputError, file: str) -> Problem:
     return _error(file, exc.pointer, exc.reason)
 
 
+#: :func:`_load`'s value for a file it could not read (a file holding ``null`` reads None)
+UNREAD: Any = type("Unread", (), {"__slots__": (), "__repr__": lambda self: "UNREAD"})()
+
+
 def _load(root: Path, rel: str) -> tuple[Any, list[Problem]]:
-    """A JSON file's value (``None`` on failure) and the problems met reading it.
+    """A JSON file's value (:data:`UNREAD` on failure) and the problems met reading it.
 
     A path escaping ROOT is an error, and so is unreadable content.
     """
     try:
         path = files.safe_child(root, rel)
     except InputError as exc:
-        return None, [_from_input_error(exc, rel)]
+        return UNREAD, [_from_input_error(exc, rel)]
     try:
         loaded = scorer.read_json_file(path)
     except InputError as exc:
-        return None, [_from_input_error(exc, rel)]
+        return UNREAD, [_from_input_error(exc, rel)]
     return loaded.value, [_warning(rel, "", _strip_source(w, path)) for w in loaded.warnings]
 
 
@@ -113,8 +117,8 @@ def _strip_source(warning: str, path: Path) -> str:
 def check_schema(schema: Any, file: str) -> Iterator[Problem]:
     """Every metaschema violation of ``schema`` (pointer into the schema)."""
     if not isinstance(schema, dict | bool):
-        kind = type(schema).__name__
-        yield _error(file, "", f"a JSON Schema is an object or a boolean, not {kind}")
+        yield _error(file, "", "a JSON Schema is an object or a boolean, not "
+                     f"{scorer._kind(schema)}")
         return
     import jsonschema  # loaded by the first check: a warm run checks nothing
 
@@ -149,7 +153,14 @@ def check_label(label: Any, schema: Any, label_file: str, schema_file: str,
     instead of one error each. With ``readings`` (version 2.1, spec 2.1 §6) each reading
     of a ``{"$anyOf": [...]}`` value is checked in its place, its faults named at
     ``.../$anyOf/<k>``; a misplaced or malformed one is :func:`check_readings`'s.
+
+    A label that is not a JSON object where its schema describes one is one error, under
+    every version (version 1.0 scores it, as DocuBench's scorer does, but it holds no
+    field to score), with the words 2.x refuses it with (:func:`check_metric`).
     """
+    if not isinstance(label, dict) and _describes_object(schema):
+        yield _error(label_file, "", f"the label must be a JSON object, not {scorer._kind(label)}")
+        return
     import jsonschema  # loaded by the first check: a warm run checks nothing
     import referencing
     import referencing.exceptions
@@ -195,6 +206,15 @@ def check_label(label: Any, schema: Any, label_file: str, schema_file: str,
         first = json_pointer(nulls[0][0])
         yield _warning(label_file, first, f"{len(nulls)} null value(s) where the schema's "
                        "type has no null (first here); read as absent")
+
+
+def _describes_object(schema: Any) -> bool:
+    """Whether ``schema`` compiles to an object at its root (``scorer.compile_schema``),
+    as 2.x requires of a label then; False for a schema it refuses (named elsewhere)."""
+    try:
+        return isinstance(scorer.compile_schema(schema), scorer.ObjectNode)
+    except (scorer.ScoringError, RecursionError):
+        return False
 
 
 def _readings_places(value: Any, path: tuple = ()) -> dict[tuple, list]:
@@ -272,13 +292,13 @@ def _readings_fault(node: Any, value: dict) -> str:
 
 
 def check_metric(schema: Any, label: Any, schema_file: str, record: scorer.ScoringVersion,
-                 options: scorer.Options) -> Iterator[Problem]:
+                 options: scorer.Options, label_file: str = "") -> Iterator[Problem]:
     """What the metric itself refuses: the label scored against itself under the pinned
     version raises ``scorer.ScoringError`` exactly where scoring would (an unknown
-    ``x-leafscore`` option, an unresolvable ``$ref``, a schema 1.0 has no answer for),
-    naming the file and the JSON pointer."""
+    ``x-leafscore`` option, an unresolvable ``$ref``, a schema 1.0 has no answer for, a
+    label that is not an object), naming the file and the JSON pointer."""
     try:
-        record.document(schema, label, options, schema_file).score(label)
+        record.document(schema, label, options, schema_file, label_file).score(label)
     except scorer.ScoringError as exc:
         yield _error(exc.file or schema_file, exc.pointer, exc.reason)
 
@@ -404,19 +424,19 @@ def _check_document(root: Path, doc_id: str, schema_file: str | None,
     schema, problems = _load(root, schema_file)
     label, label_problems = _load(root, label_file)
     problems += label_problems
-    if schema is None:
+    if schema is UNREAD:
         return problems, None
     schema_problems = list(check_schema(schema, schema_file))
     problems += schema_problems
     if not schema_problems:
         problems += check_lint(schema, schema_file, strict)
-    if label is not None and not schema_problems:
+    if label is not UNREAD and not schema_problems:
         readings = record.reads_readings
         checked = list(check_label(label, schema, label_file, schema_file, readings))
         if readings:
             checked += check_readings(label, schema, label_file, options)
-        metric = list(check_metric(schema, label, schema_file, record, options))
-        problems += _once(checked, metric) + metric
+        metric = list(check_metric(schema, label, schema_file, record, options, label_file))
+        problems += [p for p in _once(checked, metric) if p not in metric] + metric
     return problems, schema
 
 
@@ -705,8 +725,8 @@ def validate_jsonl(load: Callable[[], Benchmark], *, version: str | None = None,
                 checked += check_readings(doc.label, doc.schema, doc.label_file,
                                           bench.config.options)
             metric = list(check_metric(doc.schema, doc.label, doc.schema_file, record,
-                                       bench.config.options))
-            problems += _once(checked, metric) + metric
+                                       bench.config.options, doc.label_file))
+            problems += [p for p in _once(checked, metric) if p not in metric] + metric
     for system in bench.systems:
         for doc in bench.documents:
             raw = bench.results[(system, doc.id)]

@@ -199,6 +199,33 @@ def test_an_unreadable_label_exits_2_naming_file_and_position(tmp_path):
     assert "labels/a.json:line 2 column 3" in result.stderr
 
 
+@pytest.mark.parametrize("version", ["2.0", "2.1"])
+def test_a_label_that_is_not_an_object_exits_2_naming_the_label(tmp_path, version):
+    root = make_benchmark(tmp_path, {"a": None}, {"s": {"a": {"a": "x"}}})
+    result = invoke("score", root, "--version", version)
+    assert result.exit_code == 2
+    assert "error: labels/a.json: the label must be a JSON object, not null" in result.stderr
+
+
+def test_version_1_0_scores_a_label_that_is_not_an_object_as_docubench_does(tmp_path):
+    root = make_benchmark(tmp_path, {"a": None}, {"s": {"a": {"a": "x"}}})
+    result = invoke("score", root, "--version", "1.0", "--format", "json")
+    assert result.exit_code == 0
+    # DocuBench's scorer: label null, result {"a": "x"}: one leaf counted, wrong
+    assert json.loads(result.stdout)["systems"]["s"]["documents"] == {"a": 0.0}
+
+
+def test_the_parse_failure_note_says_scored_0_only_when_every_one_scored_0(tmp_path):
+    root = make_benchmark(tmp_path, {"a": None, "b": {"a": "x"}},
+                          {"s": {"a": b"{oops", "b": b"{oops"}})
+    one_zero = invoke("score", root, "--version", "1.0")
+    assert "†: parse failure (scored 0 unless its label holds nothing to score)." in \
+        one_zero.stdout
+    (root / "labels" / "a.json").write_text('{"a": "y"}')
+    all_zero = invoke("score", root, "--version", "1.0")
+    assert "†: parse failure (scored 0)." in all_zero.stdout
+
+
 def test_system_restricts_the_run_to_that_system():
     out = scores_json(REPO, "--system", "atlas")
     assert list(out["systems"]) == ["atlas"]

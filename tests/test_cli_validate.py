@@ -38,6 +38,25 @@ def test_an_invalid_schema_is_an_error_pointing_into_the_schema(tmp_path):
     assert "error: schemas/d.json#/properties/a/type: invalid schema" in result.stdout
 
 
+@pytest.mark.parametrize("version", ["1.0", "2.0", "2.1"])
+@pytest.mark.parametrize(("label", "kind"), [(None, "null"), ([], "array"), ("x", "string")])
+def test_a_label_that_is_not_an_object_is_one_error_naming_the_label(tmp_path, version, label,
+                                                                     kind):
+    root = make_benchmark(tmp_path, {"d": label}, {"s": {"d": {"a": "x"}}})
+    result = invoke("validate", root, "--version", version)
+    assert result.exit_code == 1
+    errors = [line for line in result.stdout.splitlines() if line.startswith("error:")]
+    assert errors == [f"error: labels/d.json: the label must be a JSON object, not {kind}"]
+
+
+def test_a_schema_file_holding_null_is_an_error_naming_it(tmp_path):
+    root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {"s": {"d": {"a": "x"}}}, schema=None)
+    result = invoke("validate", root)
+    assert result.exit_code == 1
+    assert "error: schemas/d.json: a JSON Schema is an object or a boolean, not null" in \
+        result.stdout
+
+
 def test_a_label_without_a_schema_is_an_error(tmp_path):
     root = make_benchmark(tmp_path, {"d": {"a": "x"}}, {"s": {}})
     (root / "schemas" / "d.json").unlink()

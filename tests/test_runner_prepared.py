@@ -18,9 +18,9 @@ def counted_record(engine: str, version: str, calls: list[str]):
     """The engine's record of ``version``, each ``document`` call named in ``calls``."""
     record = versions.table(engine)[version]
 
-    def document(schema, label, options, file):
+    def document(schema, label, options, file, label_file=""):
         calls.append(file)
-        return record.document(schema, label, options, file)
+        return record.document(schema, label, options, file, label_file)
 
     return dataclasses.replace(record, document=document)
 

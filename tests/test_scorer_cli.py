@@ -76,6 +76,15 @@ def test_a_broken_label_names_the_file_and_position_with_exit_2(tmp_path):
     assert "Traceback" not in outcome.stderr
 
 
+def test_a_label_that_is_not_an_object_names_the_label_with_exit_2(tmp_path):
+    root = make_root(tmp_path, {"total": 5})
+    (root / "labels/d.json").write_text("[]")
+    outcome = run(str(root), "--version", "2.1")
+    assert outcome.returncode == 2
+    assert "labels/d.json: the label must be a JSON object, not array" in outcome.stderr
+    assert "Traceback" not in outcome.stderr
+
+
 def test_one_document_mode_prints_to_dict_and_details_add_every_verdict(tmp_path):
     root = make_root(tmp_path, {"total": "5.00", "day": "March 7, 2024"})
     paths = [str(root / "results/sys/d.json"), str(root / "schemas/d.json"),

@@ -183,6 +183,17 @@ def test_a_label_that_is_not_an_object_is_a_scoring_error(engine):
         engine.score({}, SCHEMA, [LABEL], file="labels/x.json")
 
 
+@pytest.mark.parametrize("version", ["2.0", "2.1"])
+@pytest.mark.parametrize(("label", "kind"), [(None, "null"), ([LABEL], "array"), ("x", "string")])
+def test_a_non_object_label_names_the_label_file_and_its_json_kind(engine, version, label, kind):
+    document = engine.versions[version].document(SCHEMA, label, Options(), "schemas/x.json",
+                                                 "labels/x.json")
+    with pytest.raises(ScoringError) as raised:
+        document.score({})
+    assert (raised.value.file, raised.value.reason) == (
+        "labels/x.json", f"the label must be a JSON object, not {kind}")
+
+
 def test_the_matching_is_always_exact(engine):
     assert engine.score(LABEL, SCHEMA, LABEL).exact is True
 

@@ -99,17 +99,17 @@ class Document(scorer.Document):
 
     @classmethod
     def prepare(cls, version: str, walker: Any, schema: Any, label: Any,
-                options: scorer.Options, file: str) -> Document:
+                options: scorer.Options, file: str, label_file: str = "") -> Document:
         root = compile_schema(schema, options=options, file=file, v21=version != "2.0")
         with CollectorPaused():
             return cls(version, walker, root, label, walker.read(root, label, label=True),
-                       file)
+                       file, label_file)
 
     def score(self, result: Any) -> scorer.DocScore:
         if isinstance(self.root, scorer.ObjectNode):
             if not isinstance(self.label, dict):
-                raise scorer.ScoringError(self.file, "", "the label must be a JSON object, "
-                                          f"not {type(self.label).__name__}")
+                raise scorer.ScoringError(self.label_file or self.file, "", "the label must "
+                                          f"be a JSON object, not {scorer._kind(self.label)}")
             if not isinstance(result, dict):
                 return self.parse_failure(result)
         from leafscore._fast import rows
@@ -142,16 +142,19 @@ class Document(scorer.Document):
             self.walker.comparators, self.walker.rule, None, self.walker.readings))
 
 
-def _document_2_0(schema: Any, label: Any, options: scorer.Options, file: str) -> Document:
+def _document_2_0(schema: Any, label: Any, options: scorer.Options, file: str,
+                  label_file: str = "") -> Document:
     from leafscore._fast.walker import FastWalker  # numpy with it: loaded by the first document
     return Document.prepare("2.0", FastWalker(scorer.COMPARATORS, scorer.pair_2_0), schema,
-                            label, options, file)
+                            label, options, file, label_file)
 
 
-def _document_2_1(schema: Any, label: Any, options: scorer.Options, file: str) -> Document:
+def _document_2_1(schema: Any, label: Any, options: scorer.Options, file: str,
+                  label_file: str = "") -> Document:
     from leafscore._fast.walker import FastWalker  # numpy with it: loaded by the first document
     return Document.prepare("2.1", FastWalker(scorer.COMPARATORS_2_1, scorer.pair_2_1,
-                                              readings=True), schema, label, options, file)
+                                              readings=True), schema, label, options, file,
+                            label_file)
 
 
 @dataclass(frozen=True)
@@ -171,7 +174,8 @@ class DocumentV1(scorer.DocumentV1):
                            for name, path in self.arrays.items()}, result)
 
 
-def _document_1_0(schema: Any, label: Any, options: scorer.Options, file: str) -> DocumentV1:
+def _document_1_0(schema: Any, label: Any, options: scorer.Options, file: str,
+                  label_file: str = "") -> DocumentV1:
     prepared = scorer.DocumentV1.prepare(schema, label, file)
     return DocumentV1(**{f.name: getattr(prepared, f.name)
                          for f in dataclasses.fields(prepared)})
