@@ -117,19 +117,37 @@ def atomic_writer(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
         mode = stat.S_IMODE(found) & 0o777  # keep the old bits, never setuid/sticky
     elif found is not None and not stat.S_ISLNK(found):
         raise FileExistsError(errno.EEXIST, "exists and is not a regular file", str(target))
-    handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    try:
+        handle, temp = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".tmp")
+    except OSError as exc:  # a read-only or full folder: the error names the target
+        raise naming(exc, target) from None
     try:
         with os.fdopen(handle, "wb") as stream:
             yield stream
-            stream.flush()
-            os.fsync(stream.fileno())
-        os.chmod(temp, mode)
-        os.replace(temp, target)
+            try:
+                stream.flush()
+                os.fsync(stream.fileno())
+            except OSError as exc:
+                raise naming(exc, target) from None
+        try:
+            os.chmod(temp, mode)
+            os.replace(temp, target)
+        except OSError as exc:
+            raise naming(exc, target) from None
     except BaseException:
         with contextlib.suppress(OSError):
             os.unlink(temp)
         raise
     _fsync_folder(folder)
+
+
+def naming(exc: OSError, target: Path) -> OSError:
+    """``exc`` (its class, errno and message) naming ``target``, the file the user asked
+    for, rather than the temporary file written for it (``.v.csv.k2j9.tmp``); ``exc``
+    itself when it has no errno (nothing to rebuild it from)."""
+    if exc.errno is None:
+        return exc
+    return type(exc)(exc.errno, exc.strerror, str(target))
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from unittest import mock
@@ -45,6 +46,27 @@ def test_failed_rename_keeps_the_old_file_and_removes_the_temporary(tmp_path):
         atomic_write_bytes(tmp_path / "s.json", b"new")
     assert [p.name for p in tmp_path.iterdir()] == ["s.json"]
     assert (tmp_path / "s.json").read_text() == "old"
+
+
+def test_a_folder_refusing_the_temporary_file_is_an_error_naming_the_target(tmp_path):
+    refused = OSError(errno.EROFS, "Read-only file system", str(tmp_path / ".v.csv.k2j9.tmp"))
+    with (
+        mock.patch("tempfile.mkstemp", side_effect=refused),
+        pytest.raises(OSError) as raised,
+    ):
+        atomic_write_bytes(tmp_path / "v.csv", b"x")
+    assert (raised.value.errno, raised.value.filename) == (errno.EROFS, str(tmp_path / "v.csv"))
+
+
+def test_a_failed_rename_is_an_error_naming_the_target(tmp_path):
+    with (
+        mock.patch("leafscore.files.os.replace",
+                   side_effect=PermissionError(errno.EACCES, "Permission denied", "t.tmp")),
+        pytest.raises(PermissionError) as raised,
+    ):
+        atomic_write_bytes(tmp_path / "v.csv", b"x")
+    assert raised.value.filename == str(tmp_path / "v.csv")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_atomic_write_keeps_the_old_permission_bits(tmp_path):
