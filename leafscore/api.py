@@ -28,7 +28,13 @@ from typing import TYPE_CHECKING, Any
 
 import scorer
 from leafscore import files, names, stats, versions
-from leafscore.benchmark import Benchmark, load_folder, load_jsonl, read_raw
+from leafscore.benchmark import (
+    Benchmark,
+    load_folder,
+    load_jsonl,
+    read_raw,
+    result_files_problems,
+)
 from leafscore.cache import Cache, default_cache_dir, scorer_digest
 from leafscore.config import BenchmarkConfig, load_config
 from leafscore.executors import Beside, Executor, LocalPool, Serial, make_executor
@@ -476,5 +482,10 @@ def with_results(evaluation_bench: Benchmark, folder: str | Path, name: str) -> 
     results = {(name, doc.id): read_raw(folder, f"{doc.id}.json", scorer.MAX_FILE_BYTES,
                                         shown=str(folder / f"{doc.id}.json"))
                for doc in evaluation_bench.documents}
+    # what a system folder is warned about, so that a mistyped folder holding none of the
+    # results reads as such, not as a system that scores 0
+    left_aside = result_files_problems(folder, f"{folder}/",
+                                       [doc.id for doc in evaluation_bench.documents])
     return dataclasses.replace(evaluation_bench, systems=(name,),
-                               results=MappingProxyType(results), warnings=())
+                               results=MappingProxyType(results),
+                               warnings=tuple(f"{file}: {message}" for file, message in left_aside))

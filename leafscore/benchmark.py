@@ -420,16 +420,23 @@ def result_folder_problems(root: Path, systems: Iterable[str],
     warning of ``score`` and ``validate``: a file in a system folder that names no
     labelled document (a misnamed result, ignored), and a system folder holding no
     result of any document (every document a missing result)."""
+    ids = list(ids)
+    return [problem for system in systems for problem in
+            result_files_problems(Path(root) / "results" / system, f"results/{system}/", ids)]
+
+
+def result_files_problems(folder: Path, shown: str, ids: Iterable[str],
+                          ) -> list[tuple[str, str]]:
+    """:func:`result_folder_problems` of one folder of result files (a system's, or one
+    given as ``diff --head FOLDER``), its files named ``shown`` + file name."""
     wanted = {f"{doc_id}.json" for doc_id in ids}
-    found: list[tuple[str, str]] = []
-    for system in systems:
-        with os.scandir(Path(root) / "results" / system) as entries:
-            names = sorted(e.name for e in entries if not scorer.is_hidden(e.name))
-        found += [(f"results/{system}/{name}", "not a result of a labelled document: ignored")
-                  for name in names if name not in wanted]
-        if not any(name in wanted for name in names):
-            found.append((f"results/{system}/", f"no result of any of the {len(wanted)} "
-                          "labelled document(s): every one is a missing result"))
+    with os.scandir(folder) as entries:
+        names = sorted(e.name for e in entries if not scorer.is_hidden(e.name))
+    found = [(f"{shown}{name}", "not a result of a labelled document: ignored")
+             for name in names if name not in wanted]
+    if not any(name in wanted for name in names):
+        found.append((shown, f"no result of any of the {len(wanted)} labelled document(s): "
+                      "every one is a missing result"))
     return found
 
 

@@ -112,6 +112,18 @@ def test_diff_compares_two_result_folders_of_the_same_benchmark(tmp_path):
     assert json.loads(by_folder)["change"] == json.loads(by_name)["change"]
 
 
+def test_a_head_folder_holding_none_of_the_results_is_warned_about_as_a_system_folder(
+        tmp_path):
+    (tmp_path / "elsewhere").mkdir()
+    (tmp_path / "elsewhere" / "notes.txt").write_text("x")
+    result = invoke("diff", REPO, "--base", "atlas", "--head", tmp_path / "elsewhere")
+    assert result.exit_code == 0
+    assert f"warning: {tmp_path / 'elsewhere'}/notes.txt: not a result of a labelled " \
+        "document: ignored" in result.stderr
+    assert f"warning: {tmp_path / 'elsewhere'}/: no result of any of the 12 labelled " \
+        "document(s): every one is a missing result" in result.stderr
+
+
 def test_diff_with_an_unknown_side_exits_2():
     assert invoke("diff", REPO, "--base", "atlas", "--head", "nowhere").exit_code == 2
 
