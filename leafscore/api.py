@@ -174,7 +174,7 @@ class Evaluation:
         value other than the label's, grouped into patterns, then leaves at least
         ``disagree`` systems (same default) dispute in other values and label items they
         leave unpaired. Raises ``ValueError`` under 1.0 (no verdicts) or for
-        ``min_agree < 2`` or ``disagree < 2``."""
+        ``min_agree`` or ``disagree`` below 2 or above the number of systems."""
         from leafscore import suspects as suspects_mod
         return suspects_mod.find(self.run, min_agree=min_agree, disagree=disagree)
 

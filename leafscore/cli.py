@@ -1240,11 +1240,12 @@ def power_command(source: Source, sd: float | None, delta: float, alpha: float, 
     "leafscore suspects", "leafscore suspects --min-agree 2 --disagree 2 --format json"))
 @_benchmark_source
 @click.option("--min-agree", type=click.IntRange(min=2),
-              help="Systems that must agree on a value other than the label's "
-                   "(default: a majority of the systems, at least 3).")
+              help="Systems that must agree on a value other than the label's, at most "
+                   "the systems scored (default: a majority of the systems, at least 3).")
 @click.option("--disagree", type=click.IntRange(min=2),
               help="Systems that must disagree with a label leaf in any values, or leave a "
-                   "label item unpaired, to list it (default: as --min-agree's).")
+                   "label item unpaired, to list it, at most the systems scored (default: "
+                   "as --min-agree's).")
 @click.option("--system", "systems", multiple=True, help="Only these systems (repeatable).")
 @_format_option("table")
 @_scoring_options

@@ -256,11 +256,11 @@ def find(run: Any, *, min_agree: int | None = None, disagree: int | None = None)
     run : leafscore.run.Run
         A version-2.x run (its cells hold verdicts).
     min_agree : int, optional
-        Systems that must agree on one value other than the label's, >= 2; default
-        :func:`default_min_agree`.
+        Systems that must agree on one value other than the label's, from 2 to the
+        number of systems; default :func:`default_min_agree`.
     disagree : int, optional
         Systems that must disagree with the label (in any values), or leave a label item
-        unpaired, >= 2; default :func:`default_min_agree`.
+        unpaired, from 2 to the number of systems; default :func:`default_min_agree`.
 
     Returns
     -------
@@ -269,9 +269,16 @@ def find(run: Any, *, min_agree: int | None = None, disagree: int | None = None)
     Raises
     ------
     ValueError
-        If ``min_agree < 2`` or ``disagree < 2``, or the run keeps no verdicts (1.0).
+        If ``min_agree`` or ``disagree`` is below 2 or above the number of systems in
+        ``run``, or the run keeps no verdicts (1.0).
     """
     n = len(run.systems)
+    for option, wanted in (("--min-agree", min_agree), ("--disagree", disagree)):
+        # A count no run of n systems can reach would list nothing and look like a clean
+        # benchmark; only a given value is refused (the default of 2 systems is 3).
+        if wanted is not None and wanted > n:
+            raise ValueError(f"{option} {wanted} is more than the {n} system(s) scored; "
+                             f"pass at most {n}")
     min_agree = default_min_agree(n) if min_agree is None else min_agree
     disagree = default_min_agree(n) if disagree is None else disagree
     if min_agree < 2:

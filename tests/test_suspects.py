@@ -159,6 +159,26 @@ def test_min_agree_1_is_refused():
     assert invoke("suspects", REPO, "--min-agree", "1").exit_code == 2
 
 
+def test_min_agree_above_the_number_of_systems_exits_2_naming_the_option_and_the_count():
+    out = invoke("suspects", REPO, "--min-agree", "10")
+    assert out.exit_code == 2
+    assert "leafscore: error: --min-agree 10 is more than the 4 system(s) scored; " \
+        "pass at most 4" in out.stderr
+    assert out.stdout == ""
+
+
+def test_disagree_above_the_number_of_systems_selected_exits_2():
+    out = invoke("suspects", REPO, "--system", "atlas", "--system", "beacon",
+                 "--disagree", "3")
+    assert out.exit_code == 2
+    assert "--disagree 3 is more than the 2 system(s) scored; pass at most 2" in out.stderr
+
+
+def test_min_agree_equal_to_the_number_of_systems_is_accepted():
+    data = json.loads(invoke("suspects", REPO, "--min-agree", "4", "--format", "json").stdout)
+    assert (data["min_agree"], data["systems"]) == (4, 4)
+
+
 @pytest.mark.parametrize("min_agree", [4, 5])
 def test_docubench_2_0_suspects_are_at_least_min_agree_systems_against_the_label(
         shared, min_agree):
