@@ -249,16 +249,21 @@ def _format_option(default: str) -> Callable[[Callable[..., Any]], Callable[...,
 def _bootstrap_options(command: Callable[..., Any]) -> Callable[..., Any]:
     command = click.option("--seed", type=click.IntRange(min=0), default=stats_mod.DEFAULT_SEED,
                            show_default=True, help="Bootstrap seed.")(command)
-    return click.option("--resamples", type=click.IntRange(1, stats_mod.MAX_RESAMPLES),
+    return click.option("--resamples", type=click.IntRange(stats_mod.MIN_RESAMPLES,
+                                                           stats_mod.MAX_RESAMPLES),
                         default=stats_mod.DEFAULT_RESAMPLES, show_default=True,
-                        help="Bootstrap resamples.")(command)
+                        help=f"Bootstrap resamples, at least {stats_mod.MIN_RESAMPLES}: "
+                             "each end of a 95% interval rests on 2.5% of them.")(command)
 
 
 def _permutations_option(command: Callable[..., Any]) -> Callable[..., Any]:
-    return click.option("--permutations", type=click.IntRange(1, stats_mod.MAX_PERMUTATIONS),
+    return click.option("--permutations", type=click.IntRange(stats_mod.MIN_PERMUTATIONS,
+                                                              stats_mod.MAX_PERMUTATIONS),
                         default=stats_mod.DEFAULT_PERMUTATIONS, show_default=True,
                         help="Random sign patterns of the paired sign-flip test (exact "
-                             "over every pattern when there are at most this many).")(command)
+                             "over every pattern when there are at most this many), at "
+                             f"least {stats_mod.MIN_PERMUTATIONS}: below 20 no p-value can "
+                             "reach 5%.")(command)
 
 
 @dataclass(frozen=True)

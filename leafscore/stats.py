@@ -66,6 +66,11 @@ DEFAULT_RESAMPLES = 1000
 #: are a resamples x documents int64 table, so 100,000 resamples of 300 documents take
 #: about 0.25 GB per copy; a signature asking for 10**12 must not reach numpy.
 MAX_RESAMPLES = 100_000
+#: Fewest resamples the commands accept (``--resamples``): a 95% percentile interval
+#: reads the 2.5th and 97.5th percentiles, 0.025 x resamples draws from each end, so
+#: below 40 a bound is one draw (at 1, both bounds are one replicate, which may exclude
+#: the estimate); 100 leaves 2.5 draws a tail, still rough beside the default 1000 [1]_.
+MIN_RESAMPLES = 100
 #: Seed of ``numpy.random.default_rng`` when none is given; recorded in the signature.
 DEFAULT_SEED = 12345
 #: Coverage of the intervals when none is given.
@@ -84,6 +89,11 @@ DEFAULT_ALPHA = 0.05
 DEFAULT_PERMUTATIONS = 10_000
 #: Most sign patterns accepted (``--permutations``); drawn a block at a time.
 MAX_PERMUTATIONS = 1_000_000
+#: Fewest sign patterns the commands accept (``--permutations``): below 20 no p-value
+#: reaches 5% (the smallest is 1 / (permutations + 1)), so ``diff --fail-on-regression``
+#: and ``gate --baseline`` could never fail; 100 gives a Monte Carlo standard error of
+#: 0.022 at p = 0.05 and lets 5 Holm-corrected comparisons reach 5%.
+MIN_PERMUTATIONS = 100
 #: Below this many paired documents no tie/significance decision is made: the sign-flip
 #: test's smallest two-sided p-value on n documents is ``2 / 2**n``, 0.0625 at n = 5,
 #: so fewer documents can never reject at 5%.

@@ -73,7 +73,7 @@ def run(args: list[str], **env: str) -> subprocess.CompletedProcess:
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc (Linux)")
 def test_a_report_killed_while_writing_leaves_the_previous_summary_intact(tmp_path):
     root = make_benchmark(tmp_path / "bench")
-    first = run(leafscore_cmd("report", str(root), "--no-cache", "--resamples", "50"))
+    first = run(leafscore_cmd("report", str(root), "--no-cache", "--resamples", "100"))
     assert first.returncode == 0, first.stderr
     previous = (root / "results/summary.json").read_bytes()
     (root / "results/sysB/d01.json").write_text('{"data": {"total": 99}}')  # changes the summary
@@ -81,7 +81,7 @@ def test_a_report_killed_while_writing_leaves_the_previous_summary_intact(tmp_pa
     marker = tmp_path / "writing"
     child = subprocess.Popen(
         [sys.executable, "-c", HARNESS, str(marker), "report", str(root), "--no-cache",
-         "--resamples", "50"],
+         "--resamples", "100"],
         cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )
     try:
@@ -104,7 +104,7 @@ def test_a_report_killed_while_writing_leaves_the_previous_summary_intact(tmp_pa
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc (Linux)")
 def test_a_report_after_a_killed_one_writes_the_new_summary(tmp_path):
     root = make_benchmark(tmp_path / "bench")
-    report = ["report", str(root), "--no-cache", "--resamples", "50"]
+    report = ["report", str(root), "--no-cache", "--resamples", "100"]
     marker = tmp_path / "writing"
     child = subprocess.Popen([sys.executable, "-c", HARNESS, str(marker), *report], cwd=REPO,
                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -127,7 +127,7 @@ def test_a_report_after_a_killed_one_writes_the_new_summary(tmp_path):
 
 def test_a_report_run_to_the_end_replaces_the_summary(tmp_path):
     root = make_benchmark(tmp_path / "bench")
-    report = leafscore_cmd("report", str(root), "--no-cache", "--resamples", "50")
+    report = leafscore_cmd("report", str(root), "--no-cache", "--resamples", "100")
     assert run(report).returncode == 0
     before = (root / "results/summary.json").read_bytes()
     (root / "results/sysB/d01.json").write_text('{"data": {"total": 99}}')

@@ -137,17 +137,17 @@ def test_the_forgery_signed_with_the_users_own_key_would_show_100(tmp_path, defa
 def test_a_forged_cache_folder_never_changes_a_shown_score(tmp_path, default_cache):
     root = forged_cache(tmp_path, default_cache)
     shown = run("score", root, "--format", "json")
-    board = run("leaderboard", root, "--resamples", "50")
+    board = run("leaderboard", root, "--resamples", "100")
     assert half_score(json.loads(shown.stdout)) == 0.5
     assert shown.stdout == run("score", root, "--format", "json", "--no-cache").stdout
-    assert board.stdout == run("leaderboard", root, "--resamples", "50", "--no-cache").stdout
+    assert board.stdout == run("leaderboard", root, "--resamples", "100", "--no-cache").stdout
 
 
 def test_a_forged_cache_folder_never_changes_a_reported_score(tmp_path, default_cache):
     root = forged_cache(tmp_path, default_cache)
-    run("report", root, "--resamples", "50", "--out", tmp_path / "cold", "--no-cache")
+    run("report", root, "--resamples", "100", "--out", tmp_path / "cold", "--no-cache")
     for name, told in (("plain", ()), ("cached", ("--cache",))):
-        run("report", root, "--resamples", "50", "--out", tmp_path / name, *told)
+        run("report", root, "--resamples", "100", "--out", tmp_path / name, *told)
         summary = json.loads((tmp_path / name / "summary.json").read_text("utf-8"))
         assert summary["aggregates"]["half"] == 0.5
         for file in ("summary.json", "summary.csv"):
@@ -158,7 +158,7 @@ def test_a_forged_cache_folder_never_changes_a_reported_score(tmp_path, default_
 def test_a_forged_cache_folder_never_makes_verify_pass_a_forged_summary(tmp_path,
                                                                        default_cache):
     root = forged_cache(tmp_path, default_cache)
-    run("report", root, "--resamples", "50", "--no-cache")
+    run("report", root, "--resamples", "100", "--no-cache")
     assert run("verify", root).stdout.startswith("verify: OK")
     path = root / "results" / "summary.json"
     summary = json.loads(path.read_text("utf-8"))
@@ -373,7 +373,7 @@ def test_the_key_folder_and_file_are_private(tmp_path, monkeypatch):
 def test_verify_rescores_every_document_even_with_a_warm_cache(tmp_path, default_cache,
                                                               monkeypatch):
     root = half_and_perfect(tmp_path)
-    run("report", root, "--resamples", "50", "--cache")  # warms the default cache
+    run("report", root, "--resamples", "100", "--cache")  # warms the default cache
     run("score", root)
     scored = scored_cells(monkeypatch)
     run("verify", root)
@@ -382,7 +382,7 @@ def test_verify_rescores_every_document_even_with_a_warm_cache(tmp_path, default
 
 def test_verify_says_once_that_it_does_not_use_a_cache_folder_given_to_it(tmp_path):
     root = half_and_perfect(tmp_path)
-    run("report", root, "--resamples", "50")
+    run("report", root, "--resamples", "100")
     out = run("verify", root, "--cache-dir", tmp_path / "cache")
     assert out.stderr.splitlines().count(
         "leafscore: `verify` rescores without the cache; --cache-dir is not used") == 1
@@ -394,7 +394,7 @@ def test_report_rescores_every_document_even_with_a_warm_cache(tmp_path, default
     root = half_and_perfect(tmp_path)
     run("score", root)  # warms the default cache
     scored = scored_cells(monkeypatch)
-    run("report", root, "--resamples", "50")
+    run("report", root, "--resamples", "100")
     assert scored == ["results/half/d1.json", "results/perfect/d1.json"]
 
 
@@ -402,8 +402,8 @@ def test_report_reads_the_cache_when_told_to(tmp_path, default_cache, monkeypatc
     root = half_and_perfect(tmp_path)
     run("score", root)
     scored = scored_cells(monkeypatch)
-    run("report", root, "--resamples", "50", "--cache")
-    run("report", root, "--resamples", "50", "--cache-dir", default_cache)
+    run("report", root, "--resamples", "100", "--cache")
+    run("report", root, "--resamples", "100", "--cache-dir", default_cache)
     assert scored == []
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from cli_helpers import REPO, copy_tree, invoke, make_benchmark, private_cache
 
 __all__ = ["private_cache"]
@@ -78,6 +79,39 @@ def test_explain_of_an_unknown_document_exits_2():
 def test_explain_refuses_a_document_id_holding_a_path():
     result = invoke("explain", "../labels/inv-001", REPO, "--system", "atlas")
     assert result.exit_code == 2
+
+
+#: Every command taking --resamples, with the arguments it needs besides.
+BOOTSTRAP_COMMANDS = [("leaderboard",), ("report",), ("explore", "--out", "x.html"),
+                      ("diff", "--base", "atlas", "--head", "beacon"), ("power",),
+                      ("plot", "--out", "x.png")]
+
+
+@pytest.mark.parametrize("command", BOOTSTRAP_COMMANDS, ids=lambda c: c[0])
+def test_fewer_than_100_resamples_are_refused_with_exit_2_naming_the_range(command):
+    # 1 resample gave the sample's leader the interval [99.32, 99.32] around 98.91.
+    out = invoke(command[0], REPO, *command[1:], "--resamples", "99")
+    assert out.exit_code == 2
+    assert "Invalid value for '--resamples': 99 is not in the range 100<=x<=100000" \
+        in out.stderr
+
+
+def test_at_the_fewest_resamples_every_interval_of_the_sample_holds_its_score():
+    rows = json.loads(invoke("leaderboard", REPO, "--resamples", "100", "--format",
+                             "json").stdout)["rows"]
+    assert [r["low"] <= r["score"] <= r["high"] for r in rows] == [True] * 4
+
+
+@pytest.mark.parametrize("command", [("leaderboard",),
+                                     ("diff", "--base", "atlas", "--head", "beacon"),
+                                     ("gate", "--system", "atlas", "--min-score", "0.5")],
+                         ids=lambda c: c[0])
+def test_fewer_than_100_permutations_are_refused_with_exit_2_naming_the_range(command):
+    # Below 20 no p-value reaches 5%: diff --fail-on-regression could never fail.
+    out = invoke(command[0], REPO, *command[1:], "--permutations", "19")
+    assert out.exit_code == 2
+    assert "Invalid value for '--permutations': 19 is not in the range 100<=x<=1000000" \
+        in out.stderr
 
 
 def test_diff_of_two_systems_reports_the_change_and_its_interval():

@@ -187,7 +187,7 @@ def test_verify_checks_a_summary_written_elsewhere_with_report_out(tmp_path):
     runner = CliRunner()
     cache = ["--cache-dir", str(tmp_path / "cache")]
     written = runner.invoke(main, ["report", str(REPO), "--out", str(tmp_path / "out"),
-                                   "--resamples", "50"])
+                                   "--resamples", "100"])
     assert written.exit_code == 0, written.output
     checked = runner.invoke(main, ["verify", str(REPO), "--summary",
                                    str(tmp_path / "out" / "summary.json"), *cache])

@@ -480,9 +480,9 @@ def test_no_command_writes_inside_schemas_labels_or_system_folders(root, tmp_pat
         ["validate", str(root)],
         ["score", str(root), "--cache-dir", cache],
         ["score", str(root), "--cache-dir", cache, "--workers", "2"],
-        ["report", str(root), "--cache-dir", cache, "--resamples", "50"],
+        ["report", str(root), "--cache-dir", cache, "--resamples", "100"],
         ["verify", str(root), "--cache-dir", cache],
-        ["leaderboard", str(root), "--cache-dir", cache, "--resamples", "50"],
+        ["leaderboard", str(root), "--cache-dir", cache, "--resamples", "100"],
         ["fields", str(root), "--system", "sysA", "--cache-dir", cache],
         ["explain", "d2", str(root), "--system", "sysA", "--cache-dir", cache],
     ]
@@ -498,7 +498,7 @@ def test_writing_a_leaderboard_into_a_system_folder_is_refused(root):
     before = input_digest(root)
     outcome = leafscore(
         "leaderboard", str(root), "--out", str(root / "results/sysA/board.md"), "--no-cache",
-        "--resamples", "50", "--version", "2.0",
+        "--resamples", "100", "--version", "2.0",
     )
     assert outcome.exit_code == 2
     assert_one_line_error(outcome.stderr, "results/sysA/board.md", "input folder")

@@ -31,7 +31,7 @@ RESULTS = {"strong": dict(LABELS), "weak": {"d1": {"a": "x", "b": "-"}, "d2": {"
 def reported(tmp_path: Path, *extra: str) -> Path:
     """A two-system benchmark whose summary (and ``extra`` outputs) `report` just wrote."""
     root = make_benchmark(tmp_path / "bench", LABELS, RESULTS)
-    out = invoke("report", root, "--resamples", "50", *extra)
+    out = invoke("report", root, "--resamples", "100", *extra)
     assert out.exit_code == 0, out.stderr
     return root
 
@@ -467,7 +467,7 @@ def committed_texts(draw, summary: dict) -> bytes:
 @pytest.fixture(scope="module")
 def fuzz_bench(tmp_path_factory):
     root = make_benchmark(tmp_path_factory.mktemp("fuzz") / "bench", LABELS, RESULTS)
-    out = invoke("report", root, "--resamples", "20", "--no-cache")
+    out = invoke("report", root, "--resamples", "100", "--no-cache")
     assert out.exit_code == 0, out.stderr
     return root, json.loads(summary_path(root).read_text("utf-8"))
 
