@@ -60,14 +60,16 @@ __all__ = ["Evaluation", "GateResult", "evaluate", "evaluate_benchmark", "evalua
 
 @dataclass(frozen=True)
 class GateResult:
-    """What ``Evaluation.gate`` decided: ``failures`` (``gate.Failure`` records, empty when
-    every threshold is met), ``score`` the system's unrounded macro accuracy in [0, 1]
-    (``None`` when nothing is scored), and the run's ``signature``."""
+    """What ``Evaluation.gate`` decided: ``failures`` (``gate.Check`` records not met,
+    empty when every threshold is met), ``score`` the system's unrounded macro accuracy in
+    [0, 1] (``None`` when nothing is scored), the run's ``signature``, and ``checks``:
+    every threshold applied, met or not, score first, then fields in the order given."""
 
     system: str
-    failures: tuple[gate_mod.Failure, ...]
+    failures: tuple[gate_mod.Check, ...]
     score: float | None
     signature: str
+    checks: tuple[gate_mod.Check, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -220,9 +222,9 @@ class Evaluation:
         and each field path's minimum F1, fractions in [0, 1] (``gate.gate``)."""
         from leafscore import gate as gate_mod
         wanted = list(field_min.items() if isinstance(field_min, Mapping) else field_min)
-        failures = gate_mod.gate(self.run, system, min_score=min_score, field_min=wanted)
-        return GateResult(system, tuple(failures), self.run.system_score(system),
-                          self.signature)
+        applied = gate_mod.checks(self.run, system, min_score=min_score, field_min=wanted)
+        return GateResult(system, tuple(c for c in applied if not c.passed),
+                          self.run.system_score(system), self.signature, applied)
 
     def explain(self, document: str, system: str) -> explain_mod.Explanation:
         """Every verdict of ``document`` for ``system``, in reading order. Raises

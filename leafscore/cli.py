@@ -1195,12 +1195,12 @@ def gate_command(source: Source, system: str, min_score: float | None,
     if failures:
         _say(f"gate: {len(failures)} failure(s); {result.signature}")
         raise click.exceptions.Exit(EXIT_FAILED)
-    value = result.score
-    shown = "" if min_score is None or value is None else (
-        f" (score {gate_mod.percent_against(value, min_score)} >= "
-        f"{gate_mod.percent_threshold(min_score)})")
+    # The pass line names every check applied, so a reader sees what "passes" covered.
+    applied = [c.message for c in result.checks]
     if check is not None:
+        applied.append(f"baseline: no significant drop beyond {gate_mod.points(tolerance)}")
         _say(visible(f"baseline: {check.message}"))
+    shown = f" ({', '.join(applied)})" if applied else ""
     _say(visible(f"gate: {system} passes{shown}; {result.signature}"))
 
 

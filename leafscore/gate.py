@@ -26,8 +26,8 @@ MAX_DECIMALS = 17
 
 
 @dataclass(frozen=True)
-class Failure:
-    """One threshold not met.
+class Check:
+    """One threshold applied, met or not.
 
     ``target`` is ``"score"`` or a field path; ``value`` the unrounded score or F1 in
     [0, 1] (``None`` when it is undefined: nothing scored); ``minimum`` the threshold.
@@ -38,15 +38,26 @@ class Failure:
     minimum: float
 
     @property
+    def passed(self) -> bool:
+        """True when ``value >= minimum``; an undefined value never passes."""
+        return self.value is not None and self.value >= self.minimum
+
+    @property
     def message(self) -> str:
-        """One line for a person, in percent, such as ``score 98.7% is below the minimum
-        99%`` (:func:`percent_against`)."""
+        """One line for a person, in percent (:func:`percent_against`): ``score 98.7% is
+        below the minimum 99%`` when not met, ``score 98.9% >= 95%`` when met."""
         what = "score" if self.target == SCORE else f"field {self.target}: F1"
         minimum = percent_threshold(self.minimum)
         if self.value is None:
             return f"{what} is undefined (nothing scored); minimum {minimum}"
         shown = percent_against(self.value, self.minimum)
+        if self.passed:
+            return f"{what} {shown} >= {minimum}"
         return f"{what} {shown} is below the minimum {minimum}"
+
+
+#: A check that was not met: what :func:`gate` returns (the name callers know).
+Failure = Check
 
 
 def parse_field_min(text: str) -> tuple[str, float]:
@@ -80,7 +91,7 @@ def check_threshold(value: Any, *, name: str = "threshold") -> float:
         raise ValueError(f"{name}={value!r} is not a number") from None
     if not 0.0 <= number <= 1.0:
         raise ValueError(f"{name}={value!r} must be between 0 and 1 (a fraction, not a percent)")
-    return number
+    return number + 0.0  # -0.0 becomes 0.0, so it never prints as "-0%"
 
 
 def gate(
@@ -89,8 +100,28 @@ def gate(
     *,
     min_score: float | None = None,
     field_min: Iterable[tuple[str, float]] = (),
-) -> tuple[Failure, ...]:
+) -> tuple[Check, ...]:
     """Every threshold ``system`` fails in ``run``: the overall score first, then fields.
+
+    The checks of :func:`checks` that are not met; same parameters and errors.
+
+    Returns
+    -------
+    tuple of Check (``Failure``), empty when every threshold is met (``value >= minimum``).
+    """
+    return tuple(c for c in checks(run, system, min_score=min_score, field_min=field_min)
+                 if not c.passed)
+
+
+def checks(
+    run: Any,
+    system: str,
+    *,
+    min_score: float | None = None,
+    field_min: Iterable[tuple[str, float]] = (),
+) -> tuple[Check, ...]:
+    """Every threshold applied to ``system`` in ``run``, met or not: the overall score
+    first, then fields in the order given.
 
     Parameters
     ----------
@@ -103,7 +134,7 @@ def gate(
 
     Returns
     -------
-    tuple of Failure, empty when every threshold is met (``value >= minimum``).
+    tuple of Check, one per threshold given (``Check.passed`` says whether it is met).
 
     Raises
     ------
@@ -115,12 +146,10 @@ def gate(
     """
     if system not in run.systems:
         raise KeyError(f"no system {system!r}; systems: {', '.join(run.systems)}")
-    failures = []
+    applied = []
     if min_score is not None:
         minimum = check_threshold(min_score, name="--min-score")
-        value = run.system_score(system)
-        if value is None or value < minimum:
-            failures.append(Failure(SCORE, value, minimum))
+        applied.append(Check(SCORE, run.system_score(system), minimum))
     wanted = [(normalize_field_path(path), check_threshold(x, name=f"--field-min {path}"))
               for path, x in field_min]
     if wanted:
@@ -131,16 +160,14 @@ def gate(
                 f"no field {', '.join(map(repr, unknown))} in {system}; "
                 f"fields: {', '.join(sorted(rows))}"
             )
-        for path, minimum in wanted:
-            f1 = rows[path].f1
-            if f1 is None or f1 < minimum:
-                failures.append(Failure(path, f1, minimum))
-    return tuple(failures)
+        applied.extend(Check(path, rows[path].f1, minimum) for path, minimum in wanted)
+    return tuple(applied)
 
 
 def _percent_text(number: Decimal) -> str:
-    """A decimal number as plain text: no exponent, no trailing zeros after the point."""
-    text = format(number, "f")
+    """A decimal number as plain text: no exponent, no trailing zeros after the point,
+    and no sign on a zero (``Decimal(-0.0)`` would print ``-0``)."""
+    text = format(abs(number) if number == 0 else number, "f")
     return text.rstrip("0").rstrip(".") if "." in text else text
 
 
@@ -170,7 +197,8 @@ def percent_against(value: float, threshold: float, *, decimals: int = 1) -> str
     '99.49%'
     """
     passes = value >= threshold
-    exact, bound = Decimal(float(value)) * 100, Decimal(float(threshold)) * 100
+    # + 0.0 turns -0.0 into 0.0, which would print as "-0.0%".
+    exact, bound = Decimal(float(value) + 0.0) * 100, Decimal(float(threshold) + 0.0) * 100
     for digits in range(decimals, MAX_DECIMALS + 1):
         shown = round(exact, digits)
         if (shown >= bound) == passes:

@@ -9,7 +9,17 @@ from analysis_fakes import doc, run_of, v
 from hypothesis import given
 from hypothesis import strategies as st
 
-from leafscore.gate import Failure, gate, parse_field_min, percent_against
+from leafscore.gate import (
+    Check,
+    Failure,
+    check_threshold,
+    checks,
+    gate,
+    parse_field_min,
+    percent_against,
+    percent_threshold,
+    points,
+)
 
 FIELDS = run_of({"gpt": [
     doc(v("date", "correct"), v("total", "wrong_value"), v("note", "correct_absence")),
@@ -51,6 +61,28 @@ def test_every_failure_is_listed_score_first():
     failures = gate(FIELDS, "gpt", min_score=0.9, field_min=thresholds)
     assert [(f.target, f.value) for f in failures] == [
         ("score", 0.75), ("total", 0.5), ("note", None)]
+
+
+def test_checks_lists_every_threshold_applied_met_or_not_score_first():
+    applied = checks(FIELDS, "gpt", min_score=0.5, field_min=[("total", 0.9), ("date", 0.5)])
+    assert applied == (Check("score", 0.75, 0.5), Check("total", 0.5, 0.9),
+                       Check("date", 1.0, 0.5))
+    assert [c.passed for c in applied] == [True, False, True]
+
+
+def test_a_met_field_minimum_says_its_f1_and_minimum():
+    (check,) = checks(FIELDS, "gpt", field_min=[("date", 0.5)])
+    assert check.message == "field date: F1 100.0% >= 50%"
+
+
+def test_a_threshold_of_negative_zero_is_read_as_zero():
+    assert str(check_threshold("-0.0")) == "0.0"
+
+
+@pytest.mark.parametrize("show, expected", [(percent_threshold, "0%"), (points, "0 points"),
+                                            (lambda x: percent_against(x, 0.0), "0.0%")])
+def test_negative_zero_never_prints_with_a_sign(show, expected):
+    assert show(-0.0) == expected
 
 
 def test_a_field_with_undefined_f1_fails():

@@ -119,6 +119,26 @@ def test_gate_prints_a_passing_score_in_percent():
     assert result.stdout.startswith("gate: atlas passes (score 98.9% >= 95%); leafscore:2.0|")
 
 
+def test_gate_names_every_field_minimum_it_applied_in_the_pass_line():
+    result = invoke("gate", REPO, "--system", "atlas", "--min-score", "0.95",
+                    "--field-min", "total=0.9", "--field-min", "line_items[].amount=0.5")
+    assert result.exit_code == 0
+    assert result.stdout.startswith(
+        "gate: atlas passes (score 98.9% >= 95%, field total: F1 100.0% >= 90%, "
+        "field line_items[].amount: F1 100.0% >= 50%); leafscore:2.0|")
+
+
+def test_gate_with_field_minimums_only_names_them_in_the_pass_line():
+    result = invoke("gate", REPO, "--system", "atlas", "--field-min", "total=0.9")
+    assert result.stdout.startswith(
+        "gate: atlas passes (field total: F1 100.0% >= 90%); leafscore:2.0|")
+
+
+def test_gate_prints_a_minimum_of_negative_zero_as_0_percent():
+    result = invoke("gate", REPO, "--system", "atlas", "--min-score", "-0.0")
+    assert result.stdout.startswith("gate: atlas passes (score 98.9% >= 0%); leafscore:2.0|")
+
+
 def test_gate_prints_each_failure_in_percent():
     result = invoke("gate", REPO, "--system", "beacon", "--min-score", "0.95",
                     "--field-min", "line_items[].amount=0.99")

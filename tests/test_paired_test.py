@@ -323,6 +323,15 @@ def test_gate_baseline_passes_a_system_against_its_own_summary(tmp_path):
     assert "no drop beyond the tolerance of 0 points" in out.stdout
 
 
+def test_gate_baseline_is_named_in_the_pass_line_beside_the_minimum_score(tmp_path):
+    _summary(tmp_path)
+    out = invoke("gate", REPO, "--system", "drift", "--min-score", "0.4", "--baseline",
+                 tmp_path / "rep" / "summary.json", "--tolerance", "0.01")
+    assert out.stdout.splitlines()[1].startswith(
+        "gate: drift passes (score 43.9% >= 40%, baseline: no significant drop beyond "
+        "1 point); leafscore:2.0|")
+
+
 def test_gate_baseline_fails_a_significant_drop(tmp_path):
     summary = _summary(tmp_path)
     for row in summary["per_doc"]:
