@@ -46,6 +46,9 @@ FRONTIER_COLOUR = "#0072B2"
 POINT_COLOUR = "#333333"
 #: Field rows drawn at most in a ``fields`` figure (the worst F1 first).
 MAX_FIELDS = 40
+#: Intervals between ticks on the cost axis at most: costs per document are small
+#: decimals (0.0125) whose labels, at matplotlib's default density, run into each other.
+COST_BINS = 5
 
 
 class PlotError(ValueError):
@@ -149,8 +152,13 @@ def _frontier(plt: Any, board: Leaderboard) -> Any:
     if costs is None:
         raise PlotError("no result envelope gives a cost or a latency: no frontier to plot "
                         "(see docs/CLI.md, Cost and latency)")
+    from matplotlib import ticker
+
     scores = {r.system: r for r in board.rows}
     figure, panels = plt.subplots(1, 2, figsize=(9.6, 4.2))
+    cost_axis = panels[0].xaxis
+    cost_axis.set_major_locator(ticker.MaxNLocator(nbins=COST_BINS, steps=[1, 2, 5, 10]))
+    cost_axis.set_major_formatter(ticker.FuncFormatter(plain_decimal))
     for axes, (value, mark, label) in zip(panels, (
             (lambda c: c.cost, lambda c: c.cost_frontier, "mean cost per document (USD)"),
             (lambda c: c.latency_median, lambda c: c.latency_frontier,
@@ -182,6 +190,18 @@ def _frontier(plt: Any, board: Leaderboard) -> Any:
                     "cheaper)", fontsize=8.5, x=0.01, ha="left")
     figure.subplots_adjust(left=0.08, right=0.98, bottom=0.2, top=0.88, wspace=0.25)
     return figure
+
+
+def plain_decimal(value: float, _position: Any = None) -> str:
+    """A tick value as plain decimal text, no exponent, offset or trailing zeros (a tick
+    label of the cost axis): ``0.005``, ``0.00001``, ``0``.
+
+    >>> [plain_decimal(x) for x in (0.0, 0.005, 0.015000000000000001, 1e-05, 2.5)]
+    ['0', '0.005', '0.015', '0.00001', '2.5']
+    """
+    # Rounded to 12 places first: tick values are multiples of a step, off by float noise.
+    text = f"{round(value, 12):.12f}".rstrip("0").rstrip(".")
+    return "0" if text in ("", "-0") else text
 
 
 def _fields(plt: Any, board: Leaderboard, series: Sequence[FieldSeries]) -> Any:

@@ -4,11 +4,14 @@ open, the same bytes on every run, the signature in a caption line."""
 from __future__ import annotations
 
 import builtins
+import dataclasses
 import io
+import itertools
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
+from typing import Any
 
 import pytest
 from cli_helpers import invoke, make_benchmark, private_cache  # noqa: F401 (fixture)
@@ -128,3 +131,45 @@ def test_matplotlib_is_imported_by_the_plot_command_only():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           check=True)
     assert done.stdout.strip() == "False"
+
+
+def _cost_ticks(scale: float = 1.0) -> list[tuple[str, Any]]:
+    """The cost axis's tick labels of the sample's frontier, costs times ``scale``: each
+    label's text and its window extent, for the ticks inside the axis."""
+    import matplotlib.pyplot as plt
+
+    import leafscore
+    from leafscore import plot
+
+    board = leafscore.evaluate(REPO, cache=False).leaderboard()
+    board = dataclasses.replace(board, costs=tuple(
+        dataclasses.replace(c, cost=c.cost * scale) for c in board.costs))
+    figure = plot.draw(board, "frontier")
+    try:
+        figure.canvas.draw()
+        renderer = figure.canvas.get_renderer()
+        axes = figure.axes[0]
+        low, high = axes.get_xlim()
+        return [(t.label1.get_text(), t.label1.get_window_extent(renderer))
+                for t in axes.xaxis.get_major_ticks() if low <= t.get_loc() <= high]
+    finally:
+        plt.close(figure)
+
+
+def test_the_frontier_cost_axis_reads_as_plain_decimals_a_fifth_of_the_range_apart():
+    # It read "0.00000.00250.0050...": nine labels of six places ran into each other.
+    assert [text for text, _ in _cost_ticks()] == ["0", "0.005", "0.01", "0.015", "0.02"]
+
+
+@pytest.mark.parametrize("scale", [1e-4, 0.37, 1.0, 3.1, 1000.0])
+def test_no_two_cost_tick_labels_overlap_at_any_scale_of_cost(scale):
+    ticks = _cost_ticks(scale)
+    assert 3 <= len(ticks) <= 6
+    assert all(left.x1 < right.x0 for (_, left), (_, right) in itertools.pairwise(ticks))
+
+
+def test_a_tick_value_prints_as_plain_decimal_text_without_float_noise():
+    from leafscore.plot import plain_decimal
+
+    assert [plain_decimal(x) for x in (0.0, 0.015000000000000001, 1e-05, -0.0)] == [
+        "0", "0.015", "0.00001", "0"]
