@@ -18,6 +18,7 @@ changes a score or a rank.
 
 from __future__ import annotations
 
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -94,7 +95,9 @@ def system_costs(costs: Costs, order: Sequence[str], score_samples: np.ndarray,
     means, medians, p90s, token_pairs = [], [], [], []
     for index, system in enumerate(order):
         kept = matrix[index][~np.isnan(matrix[index])]
-        means.append(float(kept.mean()) if kept.size else None)
+        # correctly rounded, as the score's mean (statistics.mean): numpy's sum of eleven
+        # 0.0009 costs gives 0.0008999999999999999, outside the draws' [0.0009, 0.0009]
+        means.append(float(statistics.mean(kept.tolist())) if kept.size else None)
         latency = np.array([v for v in costs.column(system, "latency") if v is not None])
         medians.append(float(np.median(latency)) if latency.size else None)
         p90s.append(float(np.percentile(latency, 90.0)) if latency.size else None)

@@ -215,6 +215,16 @@ def test_a_missing_cost_counts_against_coverage_not_as_zero(tmp_path):
     assert rows["dear"].cost == pytest.approx(0.05)
 
 
+def test_a_mean_cost_is_correctly_rounded_and_inside_its_own_interval(tmp_path):
+    root = make_benchmark(tmp_path / "b", {f"d{i}": {"a": "x"} for i in range(11)},
+                          {"s": {f"d{i}": {"a": "x"} for i in range(11)}})
+    for path in (root / "results" / "s").iterdir():
+        path.write_text(json.dumps({**json.loads(path.read_text()), "cost": 0.0009}))
+    (row,) = leafscore.evaluate(root, cache=False).leaderboard().costs
+    # numpy's mean of eleven 0.0009 is 0.0008999999999999999; the draws are 0.0009
+    assert (row.cost, row.cost_low, row.cost_high) == (0.0009, 0.0009, 0.0009)
+
+
 def test_of_two_tied_systems_only_the_cheaper_is_on_the_frontier(tmp_path):
     board = leafscore.evaluate(_priced_bench(tmp_path / "b"), cache=False).leaderboard()
     marks = {c.system: (c.cost_frontier, c.latency_frontier) for c in board.costs}
