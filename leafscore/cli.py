@@ -198,7 +198,7 @@ def _scoring_options(command: Callable[..., Any] | None = None, *,
             no_cache = no_cache or not (use_cache or cache_dir is not None)
         elif cache == "never":
             if cache_dir is not None:
-                _note(f"`{command.__name__}` rescores without the cache; --cache-dir is "
+                _info(f"`{command.__name__}` rescores without the cache; --cache-dir is "
                       "not used")
             no_cache = True
         settings = ScoringSettings(version, workers, no_cache, cache_dir, executor, scheduler,
@@ -626,7 +626,7 @@ def plan(source: Source, doc_id: str | None, fmt: str, version: str | None) -> N
 
     bench = _bench_of(source, results=False)  # a plan needs no system's results yet
     record = versions.resolve(version, bench.config.scoring_version, on_default=lambda latest:
-                              _note("no scoring_version pinned (benchmark.toml); using the "
+                              _info("no scoring_version pinned (benchmark.toml); using the "
                                     f"latest, {latest}"))
     if not record.has_verdicts:
         _fail(f"`leafscore plan` describes per-leaf verdicts, which version {record.name} "
@@ -1132,7 +1132,7 @@ def diff_command(source: Source, base: str, head: str, fail_on_regression: bool,
               f"(paired sign-flip p = {p_text})")
         raise click.exceptions.Exit(EXIT_FAILED)
     if fail_on_regression and result.drop:
-        _note(f"no regression: {head} is below {base} by more than "
+        _info(f"no regression: {head} is below {base} by more than "
               f"{gate_mod.points(tolerance)}, but not significantly (paired sign-flip "
               f"p = {p_text} >= {result.alpha:g}); "
               "--fail-on-any-drop fails on it")

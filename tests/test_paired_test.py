@@ -297,6 +297,12 @@ def test_diff_fail_on_regression_passes_docupipe_standard_to_gemini(shared):
     assert "no regression" in out.stderr and "not significantly" in out.stderr
 
 
+def test_quiet_leaves_out_the_no_regression_note_as_every_note(shared):
+    out = invoke("diff", shared / "docubench", "--base", "docupipe_standard", "--head",
+                 "gemini", "--fail-on-regression", "--quiet")
+    assert (out.exit_code, out.stderr) == (0, "")
+
+
 def test_diff_fail_on_any_drop_fails_docupipe_standard_to_gemini(shared):
     out = invoke("diff", shared / "docubench", "--base", "docupipe_standard", "--head",
                  "gemini", "--fail-on-any-drop")
