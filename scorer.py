@@ -2533,7 +2533,11 @@ def _score_one(paths: list[str], version: str, details: bool, fmt: str | None) -
     result_path, schema_path, label_path = (Path(p) for p in paths)
     record = scoring_version(version)
     if details and not record.has_verdicts:
-        raise InputError("--details", "", f"version {version} has no verdicts; use --version 2.0")
+        raise InputError("--details", "", f"version {version} has no verdicts; use --version "
+                         f"{SCORING_VERSIONS[-1]}")
+    if not details and fmt in ("table", "md"):
+        raise InputError("--format", "", f"one document's score is JSON; --format {fmt} goes "
+                         "with --details")
     schema, label = read_json_file(schema_path).value, read_json_file(label_path).value
     outcome = read_outcome(result_path, schema, record)
     if outcome.status == "missing":
@@ -2581,7 +2585,7 @@ def main(argv: list[str] | None = None) -> int:
                         f"(default: ROOT/benchmark.toml's pin, else {DEFAULT_VERSION})")
     parser.add_argument("--format", choices=("table", "json", "md"), default=None)
     parser.add_argument("--details", action="store_true",
-                        help="one document: print every leaf's verdict (version 2.0)")
+                        help="one document: print every leaf's verdict (versions 2.x)")
     args = parser.parse_args(argv)
     try:
         if args.version is not None:

@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parent.parent
 SCHEMA = {"type": "object", "properties": {"total": {"type": "number"},
                                            "day": {"type": "string", "format": "date"}}}
@@ -83,6 +85,25 @@ def test_a_label_that_is_not_an_object_names_the_label_with_exit_2(tmp_path):
     assert outcome.returncode == 2
     assert "labels/d.json: the label must be a JSON object, not array" in outcome.stderr
     assert "Traceback" not in outcome.stderr
+
+
+def test_details_under_1_0_names_the_latest_version_to_use(tmp_path):
+    root = make_root(tmp_path, {"total": 5})
+    outcome = run(*(str(root / f) for f in ("results/sys/d.json", "schemas/d.json",
+                                            "labels/d.json")), "--details", "--version", "1.0")
+    assert outcome.returncode == 2
+    assert outcome.stderr == "scorer.py: --details: version 1.0 has no verdicts; use --version " \
+        "2.1\n"
+
+
+@pytest.mark.parametrize("fmt", ["table", "md"])
+def test_a_table_format_without_details_in_one_document_mode_is_refused(tmp_path, fmt):
+    root = make_root(tmp_path, {"total": 5})
+    outcome = run(*(str(root / f) for f in ("results/sys/d.json", "schemas/d.json",
+                                            "labels/d.json")), "--format", fmt)
+    assert outcome.returncode == 2
+    assert outcome.stderr == f"scorer.py: --format: one document's score is JSON; --format {fmt} " \
+        "goes with --details\n"
 
 
 def test_one_document_mode_prints_to_dict_and_details_add_every_verdict(tmp_path):
