@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -189,9 +190,10 @@ def check_label(label: Any, schema: Any, label_file: str, schema_file: str,
                      "against this schema")
         return
     except Exception as exc:  # a keyword jsonschema cannot apply: "pattern": "(", "enum": 5
-        yield _error(schema_file, "", f"cannot be applied to a label ({type(exc).__name__}: "
-                     f"{exc}): labels not checked against this schema; run `leafscore "
-                     "validate`")
+        kind = "invalid regular expression" if isinstance(exc, re.error) else \
+            type(exc).__name__
+        yield _error(schema_file, "", f"cannot be applied to a label ({kind}: {exc}): labels "
+                     "not checked against this schema")
         return
     errors = sorted(found.values(), key=lambda pe: (_path_key(pe[0]),
                                                     _path_key(pe[1].absolute_schema_path)))
@@ -472,7 +474,8 @@ def _check_results(root: Path, docs: dict[str, Any], record: scorer.ScoringVersi
 
 def label_warnings(bench: Benchmark, cache: Cache | None = None, *,
                    readings: bool = True) -> list[str]:
-    """One line per label that violates its schema, then a count (empty when none).
+    """One line per label that violates its schema, then a count (empty when none); one
+    line per schema that cannot check its labels (a keyword jsonschema cannot apply).
 
     ``cache``: where each label's outcome is kept, keyed by the schema's and label's
     digests, their file names, and the validating code and library versions, so a rerun
@@ -609,9 +612,11 @@ class LabelChecks:
         self.left = []
         if self.fresh and self.whole:
             self.store.put(self.whole, {"label_checks": self.lines})
-        out = [line for line in self.lines if line is not None]
-        if out:
-            out.append(f"{len(out)} label(s) violate their schema; run `leafscore validate`")
+        # a schema that cannot check its labels is one line, whatever their number
+        out = list(dict.fromkeys(line for line in self.lines if line is not None))
+        violating = sum(": violates its schema (" in line for line in out)
+        if violating:
+            out.append(f"{violating} label(s) violate their schema; run `leafscore validate`")
         return out
 
 
@@ -662,6 +667,8 @@ def _label_check(doc: Any, readings: bool) -> str | None:
                                     readings) if p.level == "error"]
     if not found:
         return None
+    if found[0].file != doc.label_file:  # the schema cannot check it: the schema's fault
+        return f"{found[0].file}: {found[0].message}; its labels scored as they are"
     where = f"#{found[0].pointer}" if found[0].pointer else "the root"
     return (f"{doc.label_file}: violates its schema ({len(found)} problem(s); "
             f"first at {where}: {found[0].message}); scored as it is")

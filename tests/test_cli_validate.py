@@ -214,10 +214,10 @@ def test_an_edited_label_is_validated_again_despite_the_cache(tmp_path):
 
 BAD_KEYWORDS = [
     ({"type": "string", "pattern": "("},
-     "error: missing ), unterminated subpattern at position 0",
-     "error: schemas/d.json: cannot be applied to a label (error: missing ), unterminated "
-     "subpattern at position 0): labels not checked against this schema; run `leafscore "
-     "validate`"),
+     "invalid regular expression: missing ), unterminated subpattern at position 0",
+     "error: schemas/d.json: cannot be applied to a label (invalid regular expression: "
+     "missing ), unterminated subpattern at position 0): labels not checked against this "
+     "schema"),
     ({"type": "string", "minLength": "x"},
      "TypeError: '<' not supported between instances of 'int' and 'str'",
      "error: schemas/d.json#/properties/a/minLength: invalid schema: 'x' is not of type "
@@ -239,10 +239,11 @@ def test_a_schema_keyword_jsonschema_cannot_apply_is_a_warning_when_scoring(
         result = invoke("score", root, "--no-cache", "--workers", workers)
         assert result.exit_code == 0, result.stderr
         assert "Traceback" not in result.stderr
-        assert (f"leafscore: warning: labels/d.json: violates its schema (1 problem(s); first "
-                f"at the root: cannot be applied to a label ({raised}): labels not checked "
-                "against this schema; run `leafscore validate`); scored as it is"
-                ) in result.stderr.splitlines()
+        lines = result.stderr.splitlines()
+        assert (f"leafscore: warning: schemas/d.json: cannot be applied to a label ({raised}): "
+                "labels not checked against this schema; its labels scored as they are"
+                ) in lines
+        assert not any("violate" in line for line in lines)  # the schema's fault, not d's
     checked = invoke("validate", root)
     assert checked.exit_code == 1
     assert "Traceback" not in checked.stderr + checked.stdout
