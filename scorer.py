@@ -2314,7 +2314,10 @@ def parse_config(text: str, source: str = CONFIG_NAME) -> dict[str, Any]:
             known = ", ".join(sorted(CONFIG_KEYS))
             raise InputError(source, key, f"unknown key {key!r} (known keys: {known})")
         if not isinstance(value, CONFIG_KEYS[key]):
-            raise InputError(source, key, f"must be a {CONFIG_KEYS[key].__name__}, got {value!r}")
+            want = {str: "a string", list: "an array", dict: "a table"}[CONFIG_KEYS[key]]
+            quote = f' (quoted: {key} = "{value}")' if want == "a string" and isinstance(
+                value, int | float) and not isinstance(value, bool) else ""
+            raise InputError(source, key, f"must be {want}, not {value!r}{quote}")
     if not all(isinstance(b, str) for b in table.get("breakdowns", ())):
         raise InputError(source, "breakdowns", "must be a list of column names")
     if not all(isinstance(v, str) for v in table.get("display_names", {}).values()):

@@ -605,7 +605,9 @@ def load_folder(
     """
     root = Path(root)
     if not root.is_dir():
-        raise InputError(str(root), "", "benchmark folder does not exist")
+        raise InputError(str(root), "", "not a folder (a benchmark is a folder holding "
+                         "labels/, schemas/ and results/)" if root.exists() else
+                         "benchmark folder does not exist")
     limit = scorer.MAX_FILE_BYTES if max_bytes is None else max_bytes
     ids = list_ids(root, "labels")
     if not ids:

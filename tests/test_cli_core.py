@@ -71,8 +71,23 @@ def test_an_unknown_config_key_is_an_input_error_naming_it():
 
 
 def test_a_config_value_of_the_wrong_type_is_an_input_error():
-    with pytest.raises(scorer.InputError, match="must be a str"):
-        parse_config("scoring_version = 2.0\n")
+    with pytest.raises(scorer.InputError) as raised:
+        parse_config("scoring_version = 2.1\n")
+    assert raised.value.reason == 'must be a string, not 2.1 (quoted: scoring_version = "2.1")'
+
+
+def test_a_config_table_given_as_text_names_the_toml_kind_wanted():
+    with pytest.raises(scorer.InputError) as raised:
+        parse_config('options = "x"\n')
+    assert raised.value.reason == "must be a table, not 'x'"
+
+
+def test_a_file_given_as_root_is_not_a_folder_exit_2(tmp_path):
+    (tmp_path / "f.json").write_text("{}")
+    result = invoke("score", tmp_path / "f.json")
+    assert result.exit_code == 2
+    assert "f.json: not a folder (a benchmark is a folder holding labels/, schemas/ and " \
+        "results/)" in result.stderr
 
 
 def test_an_unknown_scoring_option_exits_2_naming_benchmark_toml(tmp_path):
