@@ -2385,6 +2385,39 @@ def system_names(results: Path) -> list[str]:
     return names
 
 
+MAX_NAME_BYTES = 200  #: longest document id or system name, UTF-8 (a file name holds 255)
+
+
+def name_problem(name: str) -> str:
+    """Why ``name`` cannot be a document id or system name, "" if it can: it is empty, ``.``
+    or ``..``, holds a path separator or a control character, starts with ``.`` (hidden) or
+    ``-`` (read as an option), has blanks at either end, or is over MAX_NAME_BYTES."""
+    if not name:
+        return "is empty"
+    if name in (".", ".."):
+        return "is a relative path component"
+    if "/" in name or "\\" in name:
+        return "holds a path separator"
+    if any(unicodedata.category(char) in ("Cc", "Cs") for char in name):
+        return "holds a control character or surrogate"
+    if name[0] in ".-":
+        return f"starts with {name[0]!r}"
+    if name != name.strip():
+        return "starts or ends with whitespace"
+    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
+        return f"is longer than {MAX_NAME_BYTES} bytes"
+    return ""
+
+
+def check_names(kind: str, folder: Path, names: list[str], suffix: str) -> list[str]:
+    """``names``, of entries ``folder/<name><suffix>``, if each can be a ``kind``
+    (:func:`name_problem`); else InputError naming the first that cannot."""
+    for name in names:
+        if reason := name_problem(name):
+            raise InputError(f"{folder / name}{suffix}", "", f"{kind} {name!r} {reason}")
+    return names
+
+
 # ----- which schema a document is scored with (docs/SCORING.md, "Reading files") -------
 METADATA_FILES = ("metadata.json", "sources.json")  #: looked for when benchmark.toml names none
 
@@ -2456,8 +2489,9 @@ def folder_schemas(root: Path, ids: Sequence[str], *, schema: str | None = None,
                    schema_by: str | None = None, metadata: str | None = None) -> dict[str, str]:
     """doc id -> the file in ``ROOT/schemas/`` it is scored with (:func:`schema_name`), the
     metadata read (:func:`schema_records`) only for ``schema_by``."""
+    stems = check_names("document id", root / "schemas", document_ids(root / "schemas"), ".json")
     source, records = schema_records(root, metadata) if schema_by is not None else ("", {})
-    schemas, names = set(document_ids(root / "schemas")), {}
+    schemas, names = set(stems), {}
     for i in ids:  # a missing record is named at the file, or at schema_by when there is none
         pointer, record = records.get(i, ("schema_by" if source == CONFIG_NAME else "", None))
         names[i] = schema_name(i, schemas, schema, schema_by, record, (source, pointer))
@@ -2469,7 +2503,8 @@ def score_folder(root: Path, version: str, options: Options | None = None,
     """``{"version", "systems": {system: {"score", "documents": {id: score}}}}`` of a folder;
     ``config``: benchmark.toml's table (:func:`read_config`), for its ``schema``/``schema_by``."""
     record, options, config = scoring_version(version), options or Options(), config or {}
-    ids, systems = document_ids(root / "labels"), system_names(root / "results")
+    ids = check_names("document id", root / "labels", document_ids(root / "labels"), ".json")
+    systems = check_names("system name", root / "results", system_names(root / "results"), "/")
     names = folder_schemas(root, ids, schema=config.get("schema"),
                            schema_by=config.get("schema_by"), metadata=config.get("metadata"))
     files = [(root / "schemas" / names[i], root / "labels" / f"{i}.json") for i in ids]

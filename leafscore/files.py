@@ -23,11 +23,11 @@ import errno
 import os
 import stat
 import tempfile
-import unicodedata
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+import scorer
 from scorer import InputError
 
 __all__ = [
@@ -45,8 +45,8 @@ __all__ = [
 ]
 
 #: Longest system name or document id, in UTF-8 bytes (a file name holds 255 bytes,
-#: and ``.json`` is appended).
-MAX_NAME_BYTES: int = 200
+#: and ``.json`` is appended): ``scorer.MAX_NAME_BYTES``.
+MAX_NAME_BYTES: int = scorer.MAX_NAME_BYTES
 #: Folders of a benchmark root that hold inputs; leafscore never writes inside them
 #: (``results/`` itself is allowed: ``results/summary.json`` lives there).
 INPUT_DIRS: tuple[str, ...] = ("schemas", "labels")
@@ -231,7 +231,8 @@ def check_name(kind: str, name: object, *, source: str = "") -> str:
     A safe name is a non-empty ``str`` of at most :data:`MAX_NAME_BYTES` UTF-8 bytes,
     without ``/``, ``\\``, NUL or other control characters, not ``.`` or ``..``, not
     starting with ``.`` (hidden files, temporary files) or ``-`` (read as an option),
-    and without leading or trailing whitespace.
+    and without leading or trailing whitespace: ``scorer.name_problem``, the rule
+    ``python scorer.py ROOT`` applies to the same names.
 
     Parameters
     ----------
@@ -257,21 +258,7 @@ def check_name(kind: str, name: object, *, source: str = "") -> str:
 def _name_problem(name: object) -> str:
     if not isinstance(name, str):
         return f"is a {type(name).__name__}, expected a string"
-    if not name:
-        return "is empty"
-    if name in (".", ".."):
-        return "is a relative path component"
-    if "/" in name or "\\" in name:
-        return "holds a path separator"
-    if any(unicodedata.category(char) in ("Cc", "Cs") for char in name):
-        return "holds a control character or surrogate"
-    if name[0] in ".-":
-        return f"starts with {name[0]!r}"
-    if name != name.strip():
-        return "starts or ends with whitespace"
-    if len(name.encode("utf-8")) > MAX_NAME_BYTES:
-        return f"is longer than {MAX_NAME_BYTES} bytes"
-    return ""
+    return scorer.name_problem(name)  # the one rule, `python scorer.py ROOT`'s too
 
 
 def check_output_path(root: str | os.PathLike[str], path: str | os.PathLike[str], *,

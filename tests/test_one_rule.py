@@ -5,12 +5,16 @@
 * A CRLF, re-indented copy of the sample benchmark has the same signature as the sample,
   and `verify` of the sample's summary passes on it.
 * Versions are records: no `version ==` branch outside them.
+* `leafscore score` and `python scorer.py`, run in the same folder, stop with the same exit
+  code naming the same file, or go on with the same warnings.
 """
 
 from __future__ import annotations
 
 import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -127,3 +131,31 @@ def test_no_version_branch_lives_outside_the_version_records():
              for n, line in enumerate(path.read_text().splitlines(), 1)
              if "version == " in line]
     assert found == []
+
+
+# --- both entry points on one folder ----------------------------------------------------
+
+
+def run_both(root: Path, monkeypatch) -> dict[str, tuple[int, list[str]]]:
+    """Exit code and stderr lines of `leafscore score` and `python scorer.py`, each run in
+    ``root``: ``error: FILE: ...`` and ``warning: FILE: ...``, the program's name left out
+    (and leafscore's notes, such as the unpinned version)."""
+    monkeypatch.chdir(root)
+    package = invoke("score", "--no-cache", "--warnings", "all")
+    script = subprocess.run([sys.executable, str(REPO / "scorer.py")], cwd=root,
+                            capture_output=True, text=True, timeout=120, check=False)
+    package_lines = [line.removeprefix("leafscore: ") for line in package.stderr.splitlines()
+                     if line.startswith(("leafscore: error: ", "leafscore: warning: "))]
+    script_lines = [line.removeprefix("scorer.py: ") for line in script.stderr.splitlines()]
+    script_lines = [line if line.startswith("warning: ") else f"error: {line}"
+                    for line in script_lines]
+    return {"leafscore score": (package.exit_code, package_lines),
+            "python scorer.py": (script.returncode, script_lines)}
+
+
+def test_both_entry_points_refuse_a_system_folder_starting_with_a_dash(tmp_path, monkeypatch):
+    root = good(tmp_path / "bench")
+    shutil.copytree(root / "results/sys", root / "results/-dash")
+    expected = (2, ["error: results/-dash/: system name '-dash' starts with '-'"])
+    assert run_both(root, monkeypatch) == {"leafscore score": expected,
+                                           "python scorer.py": expected}
