@@ -2504,6 +2504,8 @@ def score_folder(root: Path, version: str, options: Options | None = None,
     ``config``: benchmark.toml's table (:func:`read_config`), for its ``schema``/``schema_by``."""
     record, options, config = scoring_version(version), options or Options(), config or {}
     ids = check_names("document id", root / "labels", document_ids(root / "labels"), ".json")
+    if not ids:  # the label files are the documents: no label, nothing to score
+        raise InputError(f"{root / 'labels'}/", "", "no label files (labels/<id>.json)")
     systems = check_names("system name", root / "results", system_names(root / "results"), "/")
     names = folder_schemas(root, ids, schema=config.get("schema"),
                            schema_by=config.get("schema_by"), metadata=config.get("metadata"))

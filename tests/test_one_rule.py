@@ -159,3 +159,12 @@ def test_both_entry_points_refuse_a_system_folder_starting_with_a_dash(tmp_path,
     expected = (2, ["error: results/-dash/: system name '-dash' starts with '-'"])
     assert run_both(root, monkeypatch) == {"leafscore score": expected,
                                            "python scorer.py": expected}
+
+
+def test_both_entry_points_refuse_a_labels_folder_without_label_files(tmp_path, monkeypatch):
+    root = good(tmp_path / "bench")
+    for label in (root / "labels").iterdir():
+        label.unlink()
+    expected = (2, ["error: labels/: no label files (labels/<id>.json)"])
+    assert run_both(root, monkeypatch) == {"leafscore score": expected,
+                                           "python scorer.py": expected}
