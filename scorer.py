@@ -2385,6 +2385,15 @@ def system_names(results: Path) -> list[str]:
     return names
 
 
+def unread_results(root: Path, systems: Sequence[str], ids: Sequence[str]) -> list[tuple[str, str]]:
+    """(file, why) of each file in a system folder that names no labelled document, by system
+    and name, hidden ones skipped: no score is read from it, and every entry point warns."""
+    wanted = {f"{doc_id}.json" for doc_id in ids}
+    return [(f"results/{system}/{name}", "not a result of a labelled document: ignored")
+            for system in systems for name in sorted(os.listdir(root / "results" / system))
+            if name not in wanted and not is_hidden(name)]
+
+
 MAX_NAME_BYTES = 200  #: longest document id or system name, UTF-8 (a file name holds 255)
 
 
@@ -2521,6 +2530,8 @@ def score_folder(root: Path, version: str, options: Options | None = None,
             if outcome.note:
                 notes[system, doc_id] = f"scorer.py: warning: {path}: {outcome.note}"
             values[system][doc_id] = record.value_of(outcome, document)
+    for file, why in unread_results(root, systems, ids):  # before the results' own notes
+        print(f"scorer.py: warning: {root / file}: {why}", file=sys.stderr)
     for system_and_id in sorted(notes):  # by system, then document
         print(notes[system_and_id], file=sys.stderr)
     out: dict[str, Any] = {"version": version, "systems": {}}

@@ -168,3 +168,12 @@ def test_both_entry_points_refuse_a_labels_folder_without_label_files(tmp_path, 
     expected = (2, ["error: labels/: no label files (labels/<id>.json)"])
     assert run_both(root, monkeypatch) == {"leafscore score": expected,
                                            "python scorer.py": expected}
+
+
+def test_both_entry_points_warn_about_a_result_with_no_label(tmp_path, monkeypatch):
+    root = good(tmp_path / "bench")
+    write(root / "results/sys/zzz-999.json", {"status": "ok", "data": LABEL})
+    expected = (0, ["warning: results/sys/zzz-999.json: not a result of a labelled document: "
+                    "ignored"])
+    assert run_both(root, monkeypatch) == {"leafscore score": expected,
+                                           "python scorer.py": expected}
