@@ -387,6 +387,16 @@ def list_ids(root: Path, folder: str) -> list[str]:
     return ids
 
 
+def label_ids(root: Path) -> list[str]:
+    """:func:`list_ids` of ``labels/``: the documents. Raises ``InputError`` when there is
+    none. Every entry point checks ``labels/`` here first, then ``results/``
+    (:func:`list_systems`), as ``python scorer.py`` does, so all name the same folder."""
+    ids = list_ids(root, "labels")
+    if not ids:
+        raise InputError("labels/", "", "no label files (labels/<id>.json)")
+    return ids
+
+
 def _shown_root(root: Path) -> str:
     """ROOT for a message: as given, and where that is when it is relative."""
     given = os.fspath(root)
@@ -609,9 +619,18 @@ def load_folder(
                          "labels/, schemas/ and results/)" if root.exists() else
                          "benchmark folder does not exist")
     limit = scorer.MAX_FILE_BYTES if max_bytes is None else max_bytes
-    ids = list_ids(root, "labels")
-    if not ids:
-        raise InputError("labels/", "", "no label files (labels/<id>.json)")
+    ids = label_ids(root)
+    try:
+        found = list_systems(root)
+    except InputError:
+        if results or systems:
+            raise
+        found = []
+    if systems:
+        unknown = [s for s in systems if s not in found]
+        if unknown:
+            raise InputError(f"results/{unknown[0]}/", "", f"no such system (found: {found})")
+        found = sorted(set(systems))
     warnings: list[str] = []
     schema_ids = set(list_ids(root, "schemas"))
     docs = []
@@ -644,17 +663,6 @@ def load_folder(
     in_use = {name[:-5] for name in names.values()}
     warnings += [f"schemas/{s}.json: no label; not scored"
                  for s in sorted(schema_ids - set(ids) - in_use)]
-    try:
-        found = list_systems(root)
-    except InputError:
-        if results or systems:
-            raise
-        found = []
-    if systems:
-        unknown = [s for s in systems if s not in found]
-        if unknown:
-            raise InputError(f"results/{unknown[0]}/", "", f"no such system (found: {found})")
-        found = sorted(set(systems))
     results = FolderResults(root, tuple(found), tuple(ids), limit)
     warnings += [f"{file}: {message}" for file, message in
                  result_folder_problems(root, found, ids)]

@@ -39,6 +39,7 @@ from leafscore import early, files, versions
 from leafscore.benchmark import (
     Benchmark,
     RawResult,
+    label_ids,
     list_ids,
     list_systems,
     load_metadata,
@@ -333,8 +334,10 @@ def validate_folder(root: Path, version: str | None = None, *,
     engine ``versions.choose_engine``'s): each schema compiled and each label scored
     against itself (:func:`check_metric`), each result read by the same reader and
     envelope rule as ``score`` (:func:`check_result`). Raises ``InputError`` (exit 2)
-    where every scoring command stops too: ``root`` is not a folder, or there is no
-    system folder under ``results/``; ``ValueError`` for an unknown version or engine.
+    where every scoring command stops too, in their order: ``root`` is not a folder, its
+    ``labels/`` is missing, holds a file that cannot name a document or no label file
+    (:func:`label_ids`), or there is no system folder under ``results/``; ``ValueError``
+    for an unknown version or engine.
     Schema lint findings (:func:`check_lint`) are warnings, errors when ``strict``.
     """
     root = Path(root)
@@ -347,17 +350,12 @@ def validate_folder(root: Path, version: str | None = None, *,
     except InputError as exc:
         problems.append(_error(scorer.CONFIG_NAME, exc.pointer, exc.reason))
     record = versions.resolve(version, config.scoring_version, engine=engine)
-    systems = list_systems(root)
-    ids: dict[str, list[str]] = {}
-    for folder in ("schemas", "labels"):
-        try:
-            ids[folder] = list_ids(root, folder)
-        except InputError as exc:
-            problems.append(_error(exc.file, exc.pointer, exc.reason))
-            ids[folder] = []
-    labels, schemas = ids["labels"], set(ids["schemas"])
-    if not labels and (root / "labels").is_dir():
-        problems.append(_error("labels/", "", "no label files (labels/<id>.json)"))
+    labels, systems = label_ids(root), list_systems(root)  # the order every command checks
+    try:
+        schemas = set(list_ids(root, "schemas"))
+    except InputError as exc:
+        problems.append(_error(exc.file, exc.pointer, exc.reason))
+        schemas = set()
     docs: dict[str, Any] = {}
     used, resolve_problems = document_schemas(root, config, labels, schemas)
     problems += resolve_problems

@@ -136,14 +136,35 @@ def test_no_version_branch_lives_outside_the_version_records():
 # --- both entry points on one folder ----------------------------------------------------
 
 
+def scorer_py(root: Path) -> subprocess.CompletedProcess:
+    """`python scorer.py` run in ``root``."""
+    return subprocess.run([sys.executable, str(REPO / "scorer.py")], cwd=root,
+                          capture_output=True, text=True, timeout=120, check=False)
+
+
+def file_named(stderr: str) -> str:
+    """The file the last line names: ``leafscore: error: FILE: ...``, ``scorer.py: FILE: ...``."""
+    line = stderr.splitlines()[-1]
+    return line.removeprefix("leafscore: error: ").removeprefix("scorer.py: ").split(": ")[0]
+
+
+def stops(root: Path, monkeypatch) -> dict[str, tuple[int, str]]:
+    """Exit code and the file named of `leafscore score`, `leafscore validate` and
+    `python scorer.py`, each run in ``root``."""
+    monkeypatch.chdir(root)
+    scored, checked, script = invoke("score", "--no-cache"), invoke("validate"), scorer_py(root)
+    return {"leafscore score": (scored.exit_code, file_named(scored.stderr)),
+            "leafscore validate": (checked.exit_code, file_named(checked.stderr)),
+            "python scorer.py": (script.returncode, file_named(script.stderr))}
+
+
 def run_both(root: Path, monkeypatch) -> dict[str, tuple[int, list[str]]]:
     """Exit code and stderr lines of `leafscore score` and `python scorer.py`, each run in
     ``root``: ``error: FILE: ...`` and ``warning: FILE: ...``, the program's name left out
     (and leafscore's notes, such as the unpinned version)."""
     monkeypatch.chdir(root)
     package = invoke("score", "--no-cache", "--warnings", "all")
-    script = subprocess.run([sys.executable, str(REPO / "scorer.py")], cwd=root,
-                            capture_output=True, text=True, timeout=120, check=False)
+    script = scorer_py(root)
     package_lines = [line.removeprefix("leafscore: ") for line in package.stderr.splitlines()
                      if line.startswith(("leafscore: error: ", "leafscore: warning: "))]
     script_lines = [line.removeprefix("scorer.py: ") for line in script.stderr.splitlines()]
@@ -177,3 +198,22 @@ def test_both_entry_points_warn_about_a_result_with_no_label(tmp_path, monkeypat
                     "ignored"])
     assert run_both(root, monkeypatch) == {"leafscore score": expected,
                                            "python scorer.py": expected}
+
+
+def test_every_entry_point_names_labels_first_when_neither_labels_nor_results_exist(
+    tmp_path, monkeypatch
+):
+    root = tmp_path / "bench"
+    (root / "schemas").mkdir(parents=True)
+    assert stops(root, monkeypatch) == {"leafscore score": (2, "labels/"),
+                                        "leafscore validate": (2, "labels/"),
+                                        "python scorer.py": (2, "labels/")}
+
+
+def test_every_entry_point_names_results_before_a_missing_schemas_folder(tmp_path, monkeypatch):
+    root = good(tmp_path / "bench")
+    shutil.rmtree(root / "schemas")
+    shutil.rmtree(root / "results")
+    assert stops(root, monkeypatch) == {"leafscore score": (2, "results/"),
+                                        "leafscore validate": (2, "results/"),
+                                        "python scorer.py": (2, "results/")}
