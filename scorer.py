@@ -2385,6 +2385,19 @@ def system_names(results: Path) -> list[str]:
     return names
 
 
+SUMMARY_FILES = ("summary.json", "summary.csv")  #: `leafscore report`'s, beside the systems
+
+
+def stray_files(root: Path) -> list[tuple[str, str]]:
+    """(file, why) of each file beside the system folders in ``results/`` (if any), by name,
+    hidden ones and SUMMARY_FILES skipped: no score is read from it; every entry point warns."""
+    if not (root / "results").is_dir():  # a benchmark no system has run on (`leafscore plan`)
+        return []
+    return [(f"results/{name}", "not in a system folder (results/<system>/<id>.json): ignored")
+            for name in sorted(os.listdir(root / "results"))
+            if not (is_hidden(name) or name in SUMMARY_FILES or (root / "results" / name).is_dir())]
+
+
 def unread_results(root: Path, systems: Sequence[str], ids: Sequence[str]) -> list[tuple[str, str]]:
     """(file, why) of each file in a system folder that names no labelled document, by system
     and name, hidden ones skipped: no score is read from it, and every entry point warns."""
@@ -2530,7 +2543,7 @@ def score_folder(root: Path, version: str, options: Options | None = None,
             if outcome.note:
                 notes[system, doc_id] = f"scorer.py: warning: {path}: {outcome.note}"
             values[system][doc_id] = record.value_of(outcome, document)
-    for file, why in unread_results(root, systems, ids):  # before the results' own notes
+    for file, why in stray_files(root) + unread_results(root, systems, ids):  # before notes
         print(f"scorer.py: warning: {root / file}: {why}", file=sys.stderr)
     for system_and_id in sorted(notes):  # by system, then document
         print(notes[system_and_id], file=sys.stderr)

@@ -427,12 +427,14 @@ def list_systems(root: Path) -> list[str]:
 def result_folder_problems(root: Path, systems: Iterable[str],
                            ids: Iterable[str]) -> list[tuple[str, str]]:
     """``(file, message)`` of what a scoring run leaves aside in ``results/``, each one
-    warning of ``score`` and ``validate``: a file in a system folder that names no
-    labelled document (a misnamed result, ignored), and a system folder holding no
-    result of any document (every document a missing result)."""
+    warning of ``score`` and ``validate``: a file beside the system folders
+    (``scorer.stray_files``; ``summary.json`` and ``summary.csv`` aside), a file in a system
+    folder that names no labelled document (a misnamed result, ignored), and a system folder
+    holding no result of any document (every document a missing result)."""
     ids = list(ids)
-    return [problem for system in systems for problem in
-            result_files_problems(Path(root) / "results" / system, f"results/{system}/", ids)]
+    found = scorer.stray_files(Path(root))  # python scorer.py's too
+    return found + [problem for system in systems for problem in result_files_problems(
+        Path(root) / "results" / system, f"results/{system}/", ids)]
 
 
 def result_files_problems(folder: Path, shown: str, ids: Iterable[str],

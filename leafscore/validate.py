@@ -450,8 +450,9 @@ def _once(checked: list[Problem], metric: list[Problem]) -> list[Problem]:
 
 def _check_results(root: Path, docs: dict[str, Any], record: scorer.ScoringVersion,
                    systems: list[str]) -> list[Problem]:
-    problems: list[Problem] = []
     left_aside = result_folder_problems(root, systems, docs)
+    problems = [_warning(file, "", message) for file, message in left_aside
+                if not file.startswith(tuple(f"results/{system}/" for system in systems))]
     for system in systems:
         problems += [_warning(file, "", message) for file, message in left_aside
                      if file.startswith(f"results/{system}/")]

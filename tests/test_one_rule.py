@@ -200,6 +200,36 @@ def test_both_entry_points_warn_about_a_result_with_no_label(tmp_path, monkeypat
                                            "python scorer.py": expected}
 
 
+def test_both_entry_points_warn_about_a_file_beside_the_system_folders(tmp_path, monkeypatch):
+    root = good(tmp_path / "bench")
+    write(root / "results/stray.json", {"status": "ok", "data": LABEL})
+    expected = (0, ["warning: results/stray.json: not in a system folder "
+                    "(results/<system>/<id>.json): ignored"])
+    assert run_both(root, monkeypatch) == {"leafscore score": expected,
+                                           "python scorer.py": expected}
+
+
+def test_validate_warns_about_a_file_beside_the_system_folders(tmp_path):
+    root = good(tmp_path / "bench")
+    write(root / "results/stray.json", {"status": "ok", "data": LABEL})
+    checked = invoke("validate", root)
+    assert checked.exit_code == 0
+    assert checked.stderr.splitlines() == [
+        "leafscore: warning: results/stray.json: not in a system folder "
+        "(results/<system>/<id>.json): ignored"]
+
+
+def test_the_summary_files_report_writes_into_results_are_not_stray_files(
+    tmp_path, monkeypatch
+):
+    root = good(tmp_path / "bench")
+    write(root / "results/summary.json", {})
+    write(root / "results/summary.csv", "system,score\n")
+    expected = (0, [])
+    assert run_both(root, monkeypatch) == {"leafscore score": expected,
+                                           "python scorer.py": expected}
+
+
 def test_every_entry_point_names_labels_first_when_neither_labels_nor_results_exist(
     tmp_path, monkeypatch
 ):
