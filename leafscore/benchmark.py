@@ -715,9 +715,10 @@ def load_jsonl(
     prediction file that cannot be read at all (too large, not a regular file) makes
     each of its documents a parse failure.
 
-    Raises ``InputError`` for an unreadable schema or gold file, a gold line holding
-    invalid bytes (naming the file, line and byte) or too long, a gold line without a
-    usable id, a repeated gold id, or a bad system name.
+    Raises ``InputError`` for an unreadable schema or gold file, a gold file without a
+    line (empty or blank), a gold line holding invalid bytes (naming the file, line and
+    byte) or too long, a gold line without a usable id, a repeated gold id, or a bad
+    system name.
     """
     if not preds:
         raise InputError("--pred", "", "no prediction file (give --pred SYSTEM=PATH)")
@@ -728,6 +729,8 @@ def load_jsonl(
     warnings: list[str] = []
     line_metadata: dict[str, dict[str, Any]] = {}
     lines, read_warnings = jsonl_lines(gold, max_bytes=max_bytes)
+    if not lines:  # the gold lines are the documents, as a folder's label files
+        raise InputError(str(gold), "", "no gold lines (each line a JSON object with its id)")
     warnings.extend(read_warnings)
     for line in lines:
         n = line.number

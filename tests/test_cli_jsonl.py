@@ -83,6 +83,31 @@ def test_a_gold_line_that_is_not_json_exits_2_naming_the_line(tmp_path):
     assert "line 2" in result.stderr
 
 
+def test_an_empty_gold_file_stops_score_and_leaderboard_naming_it(tmp_path):
+    write_json(tmp_path / "schema.json", FLAT)
+    gold = jsonl(tmp_path / "gold.jsonl", [])
+    pred = jsonl(tmp_path / "pred.jsonl", ['{"id": "d1", "a": "x"}'])
+    stopped = {}
+    for command in ("score", "leaderboard"):
+        result = invoke(command, "--gold", gold, "--pred", pred, "--schema",
+                        tmp_path / "schema.json", "--no-cache")
+        stopped[command] = (result.exit_code, result.stderr.splitlines()[-1])
+    line = f"leafscore: error: {gold}: no gold lines (each line a JSON object with its id)"
+    assert stopped == {"score": (2, line), "leaderboard": (2, line)}
+
+
+def test_validate_names_an_empty_gold_file_as_an_error(tmp_path):
+    write_json(tmp_path / "schema.json", FLAT)
+    gold = jsonl(tmp_path / "gold.jsonl", [])
+    pred = jsonl(tmp_path / "pred.jsonl", ['{"id": "d1", "a": "x"}'])
+    result = invoke("validate", "--gold", gold, "--pred", pred, "--schema",
+                    tmp_path / "schema.json")
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"error: {gold}: no gold lines (each line a JSON object with its id)",
+        "1 error(s), 0 warning(s)"]
+
+
 def test_system_names_the_one_prediction_file(tmp_path):
     write_json(tmp_path / "schema.json", FLAT)
     result = invoke("score", "--gold", jsonl(tmp_path / "gold.jsonl", ['{"id": "d1", "a": "x"}']),
